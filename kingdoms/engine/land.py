@@ -1,0 +1,73 @@
+"""Founding cities and the land they hold: legality, the founding ring, names (CITY-320..440).
+
+Shared by game set-up (capitals, the Ruin) and the found_city order, so a scenario's capital and a
+colonists' city are made by the same code.
+"""
+
+from __future__ import annotations
+
+from kingdoms import ruledata as rd
+from kingdoms.state import City, GameState
+
+
+def founding_problem(state: GameState, q: int, r: int) -> str | None:
+    """Why a city cannot be founded on (q, r), or None when it can (CITY-320, VIC-120, OPEN-64)."""
+    gm = state.map
+    i = gm.index(q, r)
+    if i < 0:
+        return f"({q},{r}) is off the map"
+    terrain = rd.TERRAINS[int(gm.terrain[i])]
+    if terrain.code in (rd.M, rd.W):
+        return f"({q},{r}) is {terrain.name}: cities stand on grassland, plains, forest or hills"
+    if state.owner[i] >= 0:
+        holder = state.cities.get(int(state.owner[i]))
+        return f"({q},{r}) is land of {holder.name if holder else 'another city'}: found on unclaimed land"
+    for j in gm.nbr[i]:
+        if j >= 0 and state.owner[j] >= 0:
+            holder = state.cities.get(int(state.owner[j]))
+            name = holder.name if holder else "another city"
+            return f"({q},{r}) touches land of {name} at {gm.tile(int(j))}: none of the 6 tiles around may belong to a city"
+    return None
+
+
+def founding_ring(state: GameState, q: int, r: int) -> list[int]:
+    """Flat indices a city founded on (q, r) would take: centre, free neighbouring land and shore (CITY-330)."""
+    gm = state.map
+    i = gm.index(q, r)
+    ring = [i]
+    for j in gm.nbr[i]:
+        if j >= 0 and state.owner[j] < 0:
+            ring.append(int(j))
+    return ring
+
+
+def found_city(state: GameState, owner: str, q: int, r: int, people: int, grain: float, *,
+               name: str | None = None, founder: str | None = None, capital: bool = False) -> City:
+    """Create a city on (q, r) with its founding ring; the name comes from the owner's list when not given."""
+    kd = state.kingdoms.get(owner)
+    if name is None:
+        if kd is None:
+            raise ValueError("a city without a kingdom needs a name")
+        name = next_city_name(state, owner)
+    city = City(id=state.new_id(), name=name, owner=owner, founder=founder if founder is not None else (
+        owner if kd is not None else None), q=q, r=r, people=people, grain=float(grain), is_capital=capital,
+        founded_month=state.month)
+    state.cities[city.id] = city
+    for j in founding_ring(state, q, r):
+        state.owner[j] = city.id
+    if capital and kd is not None:
+        kd.capital_id = city.id
+    return city
+
+
+def next_city_name(state: GameState, owner: str) -> str:
+    """The next unused name on the kingdom's list (CITY-430); numbered once the list runs out."""
+    kd = state.kingdoms[owner]
+    taken = {c.name for c in state.cities.values()}
+    while kd.names_used < len(kd.city_names):
+        name = kd.city_names[kd.names_used]
+        kd.names_used += 1
+        if name not in taken:
+            return name
+    kd.names_used += 1
+    return f"{kd.name} {kd.names_used}"

@@ -1,0 +1,232 @@
+"""The static hex map: terrain, rivers, bridges, water bodies and landmarks, held in numpy arrays.
+
+Tiles live in a rectangle of `height` rows ("odd-r" offset rows): row r holds columns 0..width-1 and the
+axial q of column c is c - (r - (r & 1)) // 2. Whole-map work (yields, ownership, sight) indexes the flat
+arrays by `i = r * width + c`; per-tile work uses (q, r). The map never changes during a game.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from kingdoms import ruledata as rd
+from kingdoms.hexgrid import DIRECTIONS, Tile
+
+WATER_CLASSES = ("fresh", "coast", "dry")
+
+
+@dataclass(frozen=True, slots=True)
+class Landmark:
+    """A named river, mountain range, lake or sea and the tiles it covers (MAP-140)."""
+
+    name: str
+    kind: str  # "river" | "range" | "lake" | "sea"
+    tiles: tuple[Tile, ...]
+
+
+@dataclass(eq=False)
+class GameMap:
+    """Immutable map of one game. Build it with `GameMap.from_rows`; derived arrays are computed once."""
+
+    width: int
+    height: int
+    terrain: np.ndarray  # uint8 codes, see ruledata.TERRAINS
+    river: np.ndarray  # bool: a river runs through the tile
+    bridge: np.ndarray  # bool: an old bridge spans the river here (MAP-120)
+    landmarks: tuple[Landmark, ...] = ()
+    # Derived (filled in __post_init__).
+    q_of: np.ndarray = field(init=False, repr=False)
+    r_of: np.ndarray = field(init=False, repr=False)
+    nbr: np.ndarray = field(init=False, repr=False)  # (n, 6) neighbour indices in rules' order, -1 off map
+    food: np.ndarray = field(init=False, repr=False)  # base food incl. river +1
+    prod: np.ndarray = field(init=False, repr=False)
+    move_cost: np.ndarray = field(init=False, repr=False)  # 0 = impassable
+    defence: np.ndarray = field(init=False, repr=False)
+    is_land: np.ndarray = field(init=False, repr=False)  # every tile but water (mountains are land, OPEN-64)
+    body: np.ndarray = field(init=False, repr=False)  # water body id or -1
+    body_is_lake: tuple[bool, ...] = field(init=False, repr=False)
+    water_class: np.ndarray = field(init=False, repr=False)  # 0 fresh, 1 coast, 2 dry
+    landmark_of: np.ndarray = field(init=False, repr=False)  # landmark index or -1
+
+    def __post_init__(self) -> None:
+        n = self.width * self.height
+        rows = np.repeat(np.arange(self.height), self.width)
+        cols = np.tile(np.arange(self.width), self.height)
+        self.r_of = rows.astype(np.int32)
+        self.q_of = (cols - (rows - (rows & 1)) // 2).astype(np.int32)
+        nbr = np.full((n, 6), -1, dtype=np.int32)
+        for k, (dq, dr) in enumerate(DIRECTIONS):
+            q2, r2 = self.q_of + dq, self.r_of + dr
+            c2 = q2 + (r2 - (r2 & 1)) // 2
+            ok = (r2 >= 0) & (r2 < self.height) & (c2 >= 0) & (c2 < self.width)
+            nbr[ok, k] = r2[ok] * self.width + c2[ok]
+        self.nbr = nbr
+        t = self.terrain
+        table = rd.TERRAINS
+        self.food = np.array([x.food for x in table], dtype=np.int16)[t] + self.river.astype(np.int16) * rd.RIVER_FOOD_BONUS
+        self.prod = np.array([x.prod for x in table], dtype=np.int16)[t]
+        self.move_cost = np.array([x.move or 0 for x in table], dtype=np.int16)[t]
+        self.defence = np.array([x.defence for x in table], dtype=np.float64)[t]
+        self.is_land = t != rd.W
+        self._label_water()
+        self._classify_water()
+        lm = np.full(n, -1, dtype=np.int16)
+        for k, mark in enumerate(self.landmarks):
+            for q, r in mark.tiles:
+                i = self.index(q, r)
+                if i >= 0:
+                    lm[i] = k
+        self.landmark_of = lm
+        for arr in (self.terrain, self.river, self.bridge, self.q_of, self.r_of, self.nbr, self.food, self.prod,
+                    self.move_cost, self.defence, self.is_land, self.body, self.water_class, self.landmark_of):
+            arr.flags.writeable = False
+
+    # --- construction -------------------------------------------------------------------------------
+
+    @classmethod
+    def from_rows(cls, rows: list[str], bridges: list[Tile] | None = None,
+                  landmarks: list[Landmark] | None = None) -> GameMap:
+        """Build a map from rows of terrain letters (lower case = river); spaces are ignored.
+
+        Raises ValueError naming the row and column of the first bad letter or a ragged row.
+        """
+        clean = [row.replace(" ", "") for row in rows]
+        if not clean:
+            raise ValueError("the map has no rows")
+        width = len(clean[0])
+        for k, row in enumerate(clean):
+            if len(row) != width:
+                raise ValueError(f"map row {k} has {len(row)} tiles, row 0 has {width}: every row needs the same width")
+        height = len(clean)
+        terrain = np.zeros(width * height, dtype=np.uint8)
+        river = np.zeros(width * height, dtype=bool)
+        for r, row in enumerate(clean):
+            for c, ch in enumerate(row):
+                t = rd.TERRAIN_BY_LETTER.get(ch.upper())
+                if t is None:
+                    raise ValueError(f"map row {r}, column {c}: unknown terrain {ch!r} (use G P F H M ~, lower case for a river)")
+                if ch.islower() and t.code in (rd.M, rd.W):
+                    raise ValueError(f"map row {r}, column {c}: a river cannot run through {t.name} ({ch!r})")
+                terrain[r * width + c] = t.code
+                river[r * width + c] = ch.islower()
+        gm_bridge = np.zeros(width * height, dtype=bool)
+        for q, r in bridges or []:
+            c = q + (r - (r & 1)) // 2
+            i = r * width + c if 0 <= r < height and 0 <= c < width else -1
+            if i < 0 or not river[i]:
+                raise ValueError(f"bridge at ({q},{r}) is not on a river tile of the map")
+            gm_bridge[i] = True
+        return cls(width, height, terrain, river, gm_bridge, tuple(landmarks or ()))
+
+    def _label_water(self) -> None:
+        n = self.width * self.height
+        body = np.full(n, -1, dtype=np.int32)
+        lakes: list[bool] = []
+        water = ~self.is_land
+        for start in np.flatnonzero(water):
+            if body[start] >= 0:
+                continue
+            bid = len(lakes)
+            stack = [int(start)]
+            body[start] = bid
+            members = []
+            while stack:
+                i = stack.pop()
+                members.append(i)
+                for j in self.nbr[i]:
+                    if j >= 0 and water[j] and body[j] < 0:
+                        body[j] = bid
+                        stack.append(int(j))
+            touches_edge = any((self.nbr[i] < 0).any() for i in members)
+            lakes.append(len(members) <= rd.LAKE_MAX_TILES and not touches_edge)  # OPEN-63
+        self.body = body
+        self.body_is_lake = tuple(lakes)
+
+    def _classify_water(self) -> None:
+        """Site water class of every tile from the tile and its 6 neighbours (MAP-160)."""
+        n = self.width * self.height
+        lake_tile = np.zeros(n, dtype=bool)
+        sea_tile = np.zeros(n, dtype=bool)
+        lake_flags = np.array(self.body_is_lake + (False,), dtype=bool)
+        has_body = self.body >= 0
+        lake_tile[has_body] = lake_flags[self.body[has_body]]
+        sea_tile[has_body] = ~lake_flags[self.body[has_body]]
+        pad = np.concatenate([self.nbr, np.arange(n, dtype=np.int32)[:, None]], axis=1)
+        valid = pad >= 0
+        safe = np.where(valid, pad, 0)
+        river_near = (self.river[safe] & valid).any(axis=1)
+        lake_near = (lake_tile[safe] & valid).any(axis=1)
+        sea_near = (sea_tile[safe] & valid).any(axis=1)
+        wc = np.full(n, 2, dtype=np.int8)
+        wc[sea_near] = 1
+        wc[river_near | lake_near] = 0
+        self.water_class = wc
+
+    # --- lookups ------------------------------------------------------------------------------------
+
+    @property
+    def size(self) -> int:
+        return self.width * self.height
+
+    def index(self, q: int, r: int) -> int:
+        """Flat index of (q, r), or -1 when the tile is off the map."""
+        if r < 0 or r >= self.height:
+            return -1
+        c = q + (r - (r & 1)) // 2
+        if c < 0 or c >= self.width:
+            return -1
+        return r * self.width + c
+
+    def tile(self, i: int) -> Tile:
+        return int(self.q_of[i]), int(self.r_of[i])
+
+    def contains(self, q: int, r: int) -> bool:
+        return self.index(q, r) >= 0
+
+    def neighbours(self, q: int, r: int) -> list[Tile]:
+        """On-map neighbours of (q, r) in the rules' order."""
+        i = self.index(q, r)
+        return [self.tile(j) for j in self.nbr[i] if j >= 0] if i >= 0 else []
+
+    def terrain_at(self, q: int, r: int) -> rd.Terrain:
+        return rd.TERRAINS[int(self.terrain[self.index(q, r)])]
+
+    def letter(self, i: int) -> str:
+        ch = rd.TERRAINS[int(self.terrain[i])].letter
+        return ch.lower() if self.river[i] else ch
+
+    def is_crossing(self, i: int) -> bool:
+        """An unbridged river tile: crossed in one move, never stopped on (MOVE-270..290)."""
+        return bool(self.river[i] and not self.bridge[i])
+
+    def water_class_at(self, q: int, r: int) -> str:
+        return WATER_CLASSES[int(self.water_class[self.index(q, r)])]
+
+    def landmark_at(self, q: int, r: int) -> Landmark | None:
+        k = int(self.landmark_of[self.index(q, r)])
+        return self.landmarks[k] if k >= 0 else None
+
+    def centre(self) -> Tile:
+        """The tile nearest the middle of the rectangle."""
+        r = self.height // 2
+        c = self.width // 2
+        return self.tile(r * self.width + c)
+
+    def rows(self) -> list[str]:
+        """The map as rows of terrain letters (lower case on river tiles)."""
+        return ["".join(self.letter(r * self.width + c) for c in range(self.width)) for r in range(self.height)]
+
+    def to_dict(self) -> dict:
+        """Plain data for storage and replays (inverse of `from_dict`)."""
+        return {
+            "rows": self.rows(),
+            "bridges": [list(self.tile(int(i))) for i in np.flatnonzero(self.bridge)],
+            "landmarks": [{"name": m.name, "kind": m.kind, "tiles": [list(t) for t in m.tiles]} for m in self.landmarks],
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> GameMap:
+        marks = [Landmark(m["name"], m["kind"], tuple(tuple(t) for t in m["tiles"])) for m in data.get("landmarks", [])]
+        return cls.from_rows(data["rows"], [tuple(b) for b in data.get("bridges", [])], marks)
