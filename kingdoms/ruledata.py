@@ -331,3 +331,16 @@ def land_reach(people: float) -> int:
         if people < below:
             return reach
     return LAND_REACH_MAX
+
+
+def full_militia(people: int, capital: bool, month: int) -> int:
+    """A city's full militia: 10% of people up to 1,000; capital 20% up to 1,500, at least 3,000 before month 40.
+
+    SIEGE-060/070, OPEN-22; rounded half-up (OPEN-102).
+    """
+    if capital:
+        full = min(CAPITAL_MILITIA_CAP, int(people * CAPITAL_MILITIA_SHARE + 0.5))
+        if month < YOUNG_REALM_UNTIL:
+            full = max(full, YOUNG_REALM_MILITIA)
+        return full
+    return min(MILITIA_CAP, int(people * MILITIA_SHARE + 0.5))

@@ -71,6 +71,7 @@ class MonthContext:
         self.cities_attacked: set[int] = set()  # cities assaulted or shot at (SIEGE-140)
         self.shot_at_city: dict[int, set[int]] = {}  # city id -> units that shot at it (SIEGE-100)
         self.sabotaged: set[int] = set()  # cities sabotaged this month (INTEL-170)
+        self.fed: dict[int, float] = {}  # dan each unit has eaten this month, from any source (SUPPLY)
         self.acting: str | None = None  # kingdom whose orders are running
         self._rngs: dict[str, np.random.Generator] = {}
 

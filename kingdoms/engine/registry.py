@@ -22,6 +22,7 @@ AREA_MODULES: tuple[str, ...] = (
 PHASE_SLOTS: tuple[str, ...] = (
     "towers",
     "production",
+    "camps",
     "grain",
     "growth",
     "hunger",
