@@ -1,0 +1,237 @@
+"""One SQLite file per game (sqlite-utils, WAL): metadata, seats, every month's state and hash, every order
+as given with its verdict, outcomes, events, notes, goals, dispatches and the per-seat history.
+
+Crash safety: every acknowledged write is committed before the caller answers. Several processes may
+open one file (one stdio server per seat): writes that must not interleave (resolving a month) run in
+`BEGIN IMMEDIATE` transactions and re-check their precondition inside, so a month resolves once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import sqlite3
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import sqlite_utils
+
+SCHEMA_VERSION = 1
+
+
+class StorageError(Exception):
+    """The file is not a Kingdoms game, or was written by an incompatible schema."""
+
+
+def token_digest(token: str) -> str:
+    """Seat tokens are stored only as digests: the file never holds a usable credential."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def _pack(data: Any) -> bytes:
+    return zlib.compress(json.dumps(data, separators=(",", ":"), sort_keys=True).encode(), 6)
+
+
+def _unpack(blob: bytes) -> Any:
+    return json.loads(zlib.decompress(blob))
+
+
+class GameStore:
+    """Typed access to one game file; every method is one short transaction."""
+
+    def __init__(self, path: str | Path, *, create: bool = False) -> None:
+        self.path = Path(path)
+        if not create and not self.path.exists():
+            raise StorageError(f"no game file at {self.path}")
+        conn = sqlite3.connect(str(self.path), timeout=30.0, isolation_level=None, check_same_thread=False)
+        conn.execute("PRAGMA busy_timeout = 30000")
+        self.db = sqlite_utils.Database(conn)
+        if create:
+            self.db.enable_wal()
+            self._create_schema()
+        else:
+            version = self.meta().get("schema_version")
+            if version is None:
+                raise StorageError(f"{self.path} is not a Kingdoms game file")
+            if int(version) != SCHEMA_VERSION:
+                raise StorageError(f"{self.path} has schema {version}; this Kingdoms reads schema {SCHEMA_VERSION}")
+        conn.execute("PRAGMA synchronous = NORMAL")
+
+    def close(self) -> None:
+        self.db.conn.close()
+
+    # --- schema -------------------------------------------------------------------------------------
+
+    def _create_schema(self) -> None:
+        db = self.db
+        with self.write():
+            db["meta"].create({"key": str, "value": str}, pk="key", if_not_exists=True)
+            db["seats"].create({"kingdom": str, "ruler": str, "name": str, "controller": str, "token_digest": str},
+                               pk="kingdom", if_not_exists=True)
+            db["months"].create({"month": int, "state": bytes, "hash": str}, pk="month", if_not_exists=True)
+            db["ended"].create({"month": int, "kingdom": str, "how": str, "at": float}, pk=("month", "kingdom"),
+                               if_not_exists=True)
+            db["orders"].create({"id": int, "month": int, "kingdom": str, "call": int, "position": int, "raw": str,
+                                 "parsed": str, "accepted": int, "code": str, "message": str}, pk="id",
+                                if_not_exists=True)
+            db["orders"].create_index(["month", "kingdom"], if_not_exists=True)
+            db["outcomes"].create({"month": int, "kingdom": str, "position": int, "text": str, "ok": int,
+                                   "result": str, "code": str}, if_not_exists=True)
+            db["outcomes"].create_index(["month", "kingdom"], if_not_exists=True)
+            db["events"].create({"id": int, "month": int, "kind": str, "text": str, "audience": str, "data": str},
+                                pk="id", if_not_exists=True)
+            db["events"].create_index(["month"], if_not_exists=True)
+            db["notes"].create({"month": int, "kingdom": str, "kind": str, "text": str, "at": float},
+                               if_not_exists=True)
+            db["history"].create({"id": int, "month": int, "kingdom": str, "kind": str, "text": str, "at": float},
+                                 pk="id", if_not_exists=True)
+            db["history"].create_index(["kingdom"], if_not_exists=True)
+            db["meta"].insert({"key": "schema_version", "value": str(SCHEMA_VERSION)}, replace=True)
+
+    @contextlib.contextmanager
+    def write(self) -> Iterator[sqlite_utils.Database]:
+        """An IMMEDIATE write transaction: taken at once, so a check inside it holds until commit."""
+        conn = self.db.conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield self.db
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        else:
+            conn.execute("COMMIT")
+
+    # --- metadata and seats -------------------------------------------------------------------------
+
+    def meta(self) -> dict[str, Any]:
+        if "meta" not in self.db.table_names():
+            return {}
+        return {row["key"]: json.loads(row["value"]) if row["key"] != "schema_version" else row["value"]
+                for row in self.db["meta"].rows}
+
+    def set_meta(self, **values: Any) -> None:
+        with self.write() as db:
+            for key, value in values.items():
+                db["meta"].insert({"key": key, "value": json.dumps(value)}, replace=True)
+
+    def add_seat(self, kingdom: str, ruler: str, name: str, controller: str, token: str) -> None:
+        with self.write() as db:
+            db["seats"].insert({"kingdom": kingdom, "ruler": ruler, "name": name, "controller": controller,
+                                "token_digest": token_digest(token)}, replace=True)
+
+    def seats(self) -> list[dict[str, Any]]:
+        return [dict(r) for r in self.db["seats"].rows_where(order_by="rowid")]
+
+    def seat_for_token(self, token: str) -> str | None:
+        rows = list(self.db["seats"].rows_where("token_digest = ?", [token_digest(token)]))
+        return rows[0]["kingdom"] if rows else None
+
+    # --- months -------------------------------------------------------------------------------------
+
+    def save_month(self, month: int, state: dict[str, Any], state_hash: str) -> None:
+        with self.write() as db:
+            db["months"].insert({"month": month, "state": _pack(state), "hash": state_hash})
+
+    def latest_month(self) -> int:
+        row = self.db.execute("SELECT MAX(month) FROM months").fetchone()
+        return int(row[0]) if row and row[0] is not None else 0
+
+    def month_state(self, month: int) -> tuple[dict[str, Any], str]:
+        row = self.db.execute("SELECT state, hash FROM months WHERE month = ?", [month]).fetchone()
+        if row is None:
+            raise StorageError(f"month {month} is not in {self.path}")
+        return _unpack(row[0]), row[1]
+
+    def month_hashes(self) -> dict[int, str]:
+        return {m: h for m, h in self.db.execute("SELECT month, hash FROM months ORDER BY month")}
+
+    # --- ending months ------------------------------------------------------------------------------
+
+    def mark_ended(self, month: int, kingdom: str, how: str, at: float) -> None:
+        with self.write() as db:
+            db["ended"].insert({"month": month, "kingdom": kingdom, "how": how, "at": at}, ignore=True)
+
+    def ended(self, month: int) -> dict[str, str]:
+        return {r["kingdom"]: r["how"] for r in self.db["ended"].rows_where("month = ?", [month])}
+
+    def ended_at(self, month: int) -> dict[str, float]:
+        return {r["kingdom"]: r["at"] for r in self.db["ended"].rows_where("month = ?", [month])}
+
+    # --- orders -------------------------------------------------------------------------------------
+
+    def next_call(self, month: int, kingdom: str) -> int:
+        row = self.db.execute("SELECT MAX(call) FROM orders WHERE month = ? AND kingdom = ?", [month, kingdom]).fetchone()
+        return (int(row[0]) if row and row[0] is not None else 0) + 1
+
+    def add_orders(self, month: int, kingdom: str, rows: list[dict[str, Any]]) -> None:
+        """Record one issue_orders call: every order as given, accepted or not (one transaction)."""
+        with self.write() as db:
+            row = db.execute("SELECT MAX(call) FROM orders WHERE month = ? AND kingdom = ?", [month, kingdom]).fetchone()
+            call = (int(row[0]) if row and row[0] is not None else 0) + 1
+            for r in rows:
+                db["orders"].insert({"month": month, "kingdom": kingdom, "call": call, **r})
+
+    def accepted_orders(self, month: int, kingdom: str | None = None) -> list[dict[str, Any]]:
+        where = "month = ? AND accepted = 1" + (" AND kingdom = ?" if kingdom else "")
+        args: list[Any] = [month] + ([kingdom] if kingdom else [])
+        return [dict(r) for r in self.db["orders"].rows_where(where, args, order_by="id")]
+
+    def all_orders(self, kingdom: str) -> list[dict[str, Any]]:
+        return [dict(r) for r in self.db["orders"].rows_where("kingdom = ?", [kingdom], order_by="id")]
+
+    # --- results of a month (written with the next month's state, in one transaction) -----------------
+
+    def commit_resolution(self, month: int, next_state: dict[str, Any], next_hash: str, events: list[dict[str, Any]],
+                          outcomes: list[dict[str, Any]], meta: dict[str, Any] | None = None) -> bool:
+        """Store month `month`'s results and the state of month+1, unless another process already did.
+
+        Returns False (and writes nothing) when the next month already exists: a month resolves once.
+        """
+        with self.write() as db:
+            exists = db.execute("SELECT 1 FROM months WHERE month = ?", [month + 1]).fetchone()
+            if exists:
+                return False
+            db["months"].insert({"month": month + 1, "state": _pack(next_state), "hash": next_hash})
+            for ev in events:
+                db["events"].insert({"month": month, "kind": ev["kind"], "text": ev["text"],
+                                     "audience": json.dumps(ev["audience"]), "data": json.dumps(ev["data"])})
+            for oc in outcomes:
+                db["outcomes"].insert({"month": month, **oc})
+            for key, value in (meta or {}).items():
+                db["meta"].insert({"key": key, "value": json.dumps(value)}, replace=True)
+        return True
+
+    def events(self, month: int | None = None) -> list[dict[str, Any]]:
+        rows = self.db["events"].rows_where("month = ?", [month], order_by="id") if month is not None else \
+            self.db["events"].rows_where(order_by="id")
+        return [{**dict(r), "audience": json.loads(r["audience"]), "data": json.loads(r["data"])} for r in rows]
+
+    def outcomes(self, month: int, kingdom: str) -> list[dict[str, Any]]:
+        return [dict(r) for r in self.db["outcomes"].rows_where("month = ? AND kingdom = ?", [month, kingdom],
+                                                                order_by="rowid")]
+
+    # --- notes, goals, dispatches, history ----------------------------------------------------------
+
+    def add_note(self, month: int, kingdom: str, kind: str, text: str, at: float) -> None:
+        with self.write() as db:
+            db["notes"].insert({"month": month, "kingdom": kingdom, "kind": kind, "text": text, "at": at})
+
+    def notes(self, kingdom: str | None = None, kind: str | None = None) -> list[dict[str, Any]]:
+        clauses, args = [], []
+        if kingdom:
+            clauses.append("kingdom = ?")
+            args.append(kingdom)
+        if kind:
+            clauses.append("kind = ?")
+            args.append(kind)
+        return [dict(r) for r in self.db["notes"].rows_where(" AND ".join(clauses) or None, args, order_by="rowid")]
+
+    def add_history(self, month: int, kingdom: str, kind: str, text: str, at: float) -> None:
+        with self.write() as db:
+            db["history"].insert({"month": month, "kingdom": kingdom, "kind": kind, "text": text, "at": at})
+
+    def history(self, kingdom: str) -> list[dict[str, Any]]:
+        return [dict(r) for r in self.db["history"].rows_where("kingdom = ?", [kingdom], order_by="id")]
