@@ -1,0 +1,97 @@
+"""`kingdoms bench`: fixed-seed games timed month by month, MCP tool latency, briefing and file sizes.
+
+A benchmark, not a test: it reports figures and never fails on them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from kingdoms.game import Game
+from kingdoms.ruledata import LAST_MONTH
+
+BENCH_SEED = 20261129
+
+
+def _pct(values: list[float], q: float) -> float:
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    k = min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))
+    return ordered[k]
+
+
+def time_game(workdir: Path, name: str, *, scenario: str | None = None, random_seed: int | None = None,
+              kingdoms: int = 3, months: int = LAST_MONTH, level: str = "ai:standard") -> dict[str, Any]:
+    """Play one AI game through the game service, timing every month (AI decisions included)."""
+    from kingdoms.ai import LEVELS
+    from kingdoms.scenario import build_state, random_scenario, resolve_scenario
+
+    if level.split(":")[-1] not in LEVELS:
+        level = "ai"
+    scen = random_scenario(random_seed, kingdoms) if random_seed is not None else resolve_scenario(scenario)
+    state = build_state(scen, BENCH_SEED)
+    path = workdir / f"{name}.sqlite"
+    game, _ = Game.create(path, state, scenario=scen.name, controllers={k: level for k in state.kingdoms})
+    times: list[float] = []
+    start = game.month
+    while not game.finished and game.month < start + months:
+        t0 = time.perf_counter()
+        game.play_ai_seats()
+        times.append(time.perf_counter() - t0)
+    game.close()
+    total = sum(times)
+    return {"months": len(times), "seconds": total, "months_per_second": len(times) / total if total else 0.0,
+            "month_ms_p50": 1000 * _pct(times, 0.5), "month_ms_p95": 1000 * _pct(times, 0.95), "path": path,
+            "bytes": path.stat().st_size + sum(p.stat().st_size for p in path.parent.glob(path.name + "-*"))}
+
+
+def run(quick: bool = False) -> dict[str, Any]:
+    """Every figure of the benchmark as one dict."""
+    months = 20 if quick else LAST_MONTH
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        main = time_game(work, "default", months=months)
+        rnd = time_game(work, "random4", random_seed=BENCH_SEED, kingdoms=4, months=months)
+        figures: dict[str, Any] = {
+            "months_per_second": round(main["months_per_second"], 2),
+            "month_ms_p50": round(main["month_ms_p50"], 2),
+            "month_ms_p95": round(main["month_ms_p95"], 2),
+            "random4_months_per_second": round(rnd["months_per_second"], 2),
+            "game_file_bytes": main["bytes"],
+            "months_played": main["months"],
+        }
+        figures.update(tool_latency(main["path"]))
+    figures["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    return figures
+
+
+def tool_latency(path: Path) -> dict[str, Any]:
+    """get_briefing and issue_orders latency through the in-memory MCP client, and briefing sizes."""
+    try:
+        from kingdoms.server import measure_tools
+    except ImportError:
+        return {}
+    return measure_tools(path)
+
+
+def main(args: argparse.Namespace) -> int:
+    figures = run(quick=args.quick)
+    if args.json:
+        print(json.dumps(figures))
+        return 0
+    width = max(len(k) for k in figures)
+    for key, value in figures.items():
+        print(f"{key:<{width}}  {value}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(argparse.Namespace(json="--json" in sys.argv, quick="--quick" in sys.argv)))
