@@ -1,0 +1,178 @@
+"""Sight masks per kingdom, vectorised over the flat map arrays (INTEL-010, INTEL-070/080/090, INTEL-150).
+
+Three boolean masks over the map's flat indices describe what a kingdom sees this instant:
+
+- `visible`: tiles in sight — troops and civilians 2 tiles, scouts 4, travelling spies 1, cities 2, all own
+  land plus one tile beyond the border (INTEL-010), and 2 tiles around every foreign city one of its spies is
+  stationed in (INTEL-150).
+- `watched`: tiles whose troops it knows exactly — within 4 of a scout (INTEL-080), 1 of a travelling spy
+  (INTEL-090), 2 of a foreign city holding one of its stationed spies (INTEL-150).
+- `spy_eye`: tiles a spy sees into, the only way to know the troops inside a foreign city (INTEL-070, OPEN-30):
+  within 1 of a travelling spy, and the tile of a foreign city holding one of its stationed spies.
+
+Distance-k neighbourhoods are precomputed once per map as (n, 3k(k+1)+1) index tables (off-map = n, a
+sentinel slot) and cached against the map object, so a mask is a handful of numpy fancy-index writes.
+"""
+
+from __future__ import annotations
+
+import weakref
+from dataclasses import dataclass
+
+import numpy as np
+
+from kingdoms import ruledata as rd
+from kingdoms.gamemap import GameMap
+from kingdoms.hexgrid import spiral
+from kingdoms.state import GameState
+
+#: Per-map cache of neighbourhood tables: map -> {radius: (n, m) int32 table}. Derived from the immutable
+#: map only, so it never changes a game's outcome.
+_TABLES: weakref.WeakKeyDictionary[GameMap, dict[int, np.ndarray]] = weakref.WeakKeyDictionary()
+
+
+@dataclass(frozen=True, slots=True)
+class Sight:
+    """What one kingdom sees now: `visible`, `watched` (exact numbers) and `spy_eye` masks over flat indices."""
+
+    kingdom: str
+    visible: np.ndarray
+    watched: np.ndarray
+    spy_eye: np.ndarray
+
+    def sees(self, gm: GameMap, q: int, r: int) -> bool:
+        """True when tile (q, r) is in sight."""
+        i = gm.index(q, r)
+        return i >= 0 and bool(self.visible[i])
+
+    def watches(self, gm: GameMap, q: int, r: int) -> bool:
+        """True when the troops on tile (q, r) are known exactly (outside foreign cities)."""
+        i = gm.index(q, r)
+        return i >= 0 and bool(self.watched[i])
+
+    def spies_on(self, gm: GameMap, q: int, r: int) -> bool:
+        """True when a spy of the kingdom sees into tile (q, r) (a foreign city's garrison)."""
+        i = gm.index(q, r)
+        return i >= 0 and bool(self.spy_eye[i])
+
+
+def neighbourhood(gm: GameMap, radius: int) -> np.ndarray:
+    """(n, m) table of the flat indices within `radius` of each tile (nearest first); off-map entries = n."""
+    per_map = _TABLES.get(gm)
+    if per_map is None:
+        per_map = _TABLES[gm] = {}
+    table = per_map.get(radius)
+    if table is None:
+        n = gm.size
+        offsets = list(spiral((0, 0), radius))
+        table = np.full((n, len(offsets)), n, dtype=np.int32)
+        for k, (dq, dr) in enumerate(offsets):
+            q2 = gm.q_of + dq
+            r2 = gm.r_of + dr
+            c2 = q2 + (r2 - (r2 & 1)) // 2
+            ok = (r2 >= 0) & (r2 < gm.height) & (c2 >= 0) & (c2 < gm.width)
+            table[ok, k] = r2[ok] * gm.width + c2[ok]
+        table.flags.writeable = False
+        per_map[radius] = table
+    return table
+
+
+def _spread(gm: GameMap, out: np.ndarray, sources: list[int], radius: int) -> None:
+    """Mark every tile within `radius` of the flat indices `sources` in `out` (length n + 1, last = sentinel)."""
+    if not sources:
+        return
+    if radius == 0:
+        out[np.asarray(sources, dtype=np.int64)] = True
+        return
+    out[neighbourhood(gm, radius)[np.asarray(sources, dtype=np.int64)].ravel()] = True
+
+
+def _city_kingdom_table(state: GameState, kingdoms: list[str]) -> np.ndarray:
+    """Array city id -> position of its owner in `kingdoms` (-1 for bandits, other sides and unused ids)."""
+    pos = {k: n for n, k in enumerate(kingdoms)}
+    top = max(state.cities, default=0) + 1
+    table = np.full(top + 1, -1, dtype=np.int32)  # last slot: a free tile (owner -1 indexes it)
+    for cid, city in state.cities.items():
+        table[cid] = pos.get(city.owner, -1)
+    return table
+
+
+def compute_sight(state: GameState, kingdoms: list[str] | None = None) -> dict[str, Sight]:
+    """Sight of each kingdom in `kingdoms` (default: every kingdom of the game), from the true state."""
+    gm = state.map
+    n = gm.size
+    names = list(state.kingdoms) if kingdoms is None else list(kingdoms)
+    pos = {k: x for x, k in enumerate(names)}
+    near: list[list[int]] = [[] for _ in names]  # sight 2: troops, civilians, cities, stationed spies' cities
+    far: list[list[int]] = [[] for _ in names]  # scouts: sight 4, watched
+    spy: list[list[int]] = [[] for _ in names]  # travelling spies: sight 1, watched, spy eye
+    lifted: list[list[int]] = [[] for _ in names]  # foreign cities holding a stationed spy: 2, watched, eye
+    for unit in state.units.values():
+        x = pos.get(unit.owner)
+        if x is None:
+            continue
+        i = gm.index(unit.q, unit.r)
+        if i < 0:
+            continue
+        if unit.type == "scout":
+            far[x].append(i)
+        elif unit.type == "spy":
+            spy[x].append(i)
+        else:
+            near[x].append(i)
+    for city in state.cities.values():
+        x = pos.get(city.owner)
+        if x is not None:
+            near[x].append(gm.index(city.q, city.r))
+    for agent in state.spies:
+        x = pos.get(agent.owner)
+        city = state.cities.get(agent.city_id)
+        if x is None or city is None or city.owner == agent.owner:
+            continue  # a counter-spy in an own city adds nothing to the city's own sight
+        lifted[x].append(gm.index(city.q, city.r))
+    land_of = _city_kingdom_table(state, names)[state.owner]  # kingdom position per tile, -1 none
+    out: dict[str, Sight] = {}
+    for k, x in pos.items():
+        kd = state.kingdoms.get(k)
+        visible = np.zeros(n + 1, dtype=bool)
+        watched = np.zeros(n + 1, dtype=bool)
+        eye = np.zeros(n + 1, dtype=bool)
+        if kd is not None and not kd.eliminated:
+            land = np.flatnonzero(land_of == x)
+            _spread(gm, visible, land.tolist(), rd.SIGHT["border"])
+            _spread(gm, visible, near[x], rd.SIGHT["troop"])
+            _spread(gm, visible, far[x], rd.SIGHT["scout"])
+            _spread(gm, visible, spy[x], rd.SIGHT["spy"])
+            _spread(gm, visible, lifted[x], rd.SIGHT["city"])
+            _spread(gm, watched, far[x], rd.SIGHT["scout"])
+            _spread(gm, watched, spy[x], rd.SIGHT["spy"])
+            _spread(gm, watched, lifted[x], rd.SIGHT["city"])
+            _spread(gm, eye, spy[x], rd.SIGHT["spy"])
+            _spread(gm, eye, lifted[x], 0)
+        out[k] = Sight(k, visible[:n], watched[:n], eye[:n])
+    return out
+
+
+def sight_of(state: GameState, kingdom: str) -> Sight:
+    """Sight of one kingdom now (INTEL-010)."""
+    return compute_sight(state, [kingdom])[kingdom]
+
+
+def watched_tiles(state: GameState, kingdom: str) -> list[tuple[int, int]]:
+    """Tiles whose troops the kingdom knows exactly (a scout's 4, a spy's 1, a stationed spy's 2), in map order."""
+    gm = state.map
+    return [gm.tile(int(i)) for i in np.flatnonzero(sight_of(state, kingdom).watched)]
+
+
+def mask_to_hex(mask: np.ndarray) -> str:
+    """A boolean tile mask as a compact hex string (packed bits, map order)."""
+    return np.packbits(mask.astype(bool)).tobytes().hex()
+
+
+def hex_to_mask(text: str, size: int) -> np.ndarray:
+    """Inverse of `mask_to_hex` for a map of `size` tiles; an empty or short text gives False tiles."""
+    out = np.zeros(size, dtype=bool)
+    if text:
+        bits = np.unpackbits(np.frombuffer(bytes.fromhex(text), dtype=np.uint8))[:size]
+        out[: len(bits)] = bits.astype(bool)
+    return out

@@ -1,0 +1,283 @@
+"""What a kingdom may know of other sides' units and cities: the engine's fog checks (INTEL-020..080, OPEN-30).
+
+Verbs call these so an order naming an unseen unit or unknown city is refused exactly like one naming
+something that does not exist (INTEL-050, COMBAT-380). `seen_now` is the one description of what a
+kingdom sees of foreign things this instant; the memory phase (intel.py) and the views (kingdoms.views)
+both build on it, so a briefing can never show more than the rules allow.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from kingdoms import ruledata as rd
+from kingdoms.engine.context import OrderFailed
+from kingdoms.engine.sight import Sight, sight_of
+from kingdoms.hexgrid import Tile
+from kingdoms.state import City, GameState, Unit
+
+Json = dict[str, Any]
+
+
+# --- what can be seen --------------------------------------------------------------------------------
+
+
+def inside_foreign_city(state: GameState, kingdom: str, unit: Unit) -> City | None:
+    """The foreign city whose tile `unit` stands on (its garrison, OPEN-30), else None."""
+    city = state.city_at(unit.q, unit.r)
+    if city is None or city.owner == kingdom:
+        return None
+    return city
+
+
+def can_see_unit(state: GameState, kingdom: str, unit: Unit, sight: Sight | None = None) -> bool:
+    """True when `kingdom` sees `unit` now and may name it in an order (INTEL-050, INTEL-070, INTEL-090).
+
+    Own units always; foreign spies never (they are invisible); troops inside a foreign city only through a
+    spy beside the city or stationed in it (OPEN-30); anything else when its tile is in sight.
+    """
+    if unit.owner == kingdom:
+        return True
+    if unit.type == "spy":
+        return False
+    sight = sight or sight_of(state, kingdom)
+    gm = state.map
+    i = gm.index(unit.q, unit.r)
+    if i < 0 or not sight.visible[i]:
+        return False
+    if inside_foreign_city(state, kingdom, unit) is not None:
+        return bool(sight.spy_eye[i])
+    return True
+
+
+def watches_unit(state: GameState, kingdom: str, unit: Unit, sight: Sight | None = None) -> bool:
+    """True when `kingdom` knows `unit`'s numbers exactly: a preview against it is exact (INTEL-070, COMBAT-410).
+
+    Field units: within a scout's 4 tiles, a travelling spy's 1 or a stationed spy's 2 (INTEL-150).
+    A foreign city's own troops: only a spy beside the city or inside it (INTEL-070, OPEN-30).
+    """
+    if unit.owner == kingdom:
+        return True
+    if unit.type == "spy":
+        return False
+    sight = sight or sight_of(state, kingdom)
+    i = state.map.index(unit.q, unit.r)
+    if i < 0:
+        return False
+    if inside_foreign_city(state, kingdom, unit) is not None:
+        return bool(sight.spy_eye[i])
+    return bool(sight.watched[i])
+
+
+def tile_in_sight(state: GameState, kingdom: str, q: int, r: int, sight: Sight | None = None) -> bool:
+    """True when tile (q, r) is in the kingdom's sight now (INTEL-010)."""
+    sight = sight or sight_of(state, kingdom)
+    return sight.sees(state.map, q, r)
+
+
+def known_city_tile(state: GameState, kingdom: str, city_id: int, sight: Sight | None = None) -> Tile | None:
+    """Where `kingdom` believes city `city_id` stands, or None when it does not know the city (COMBAT-380).
+
+    Known: its own cities, the Ruin (VIC-130), a city in sight or holding one of its stationed spies, and a
+    city recorded on its map (memory) — even one since burned, whose loss it learns only on seeing the tile.
+    """
+    city = state.cities.get(city_id)
+    if city is not None:
+        if city.owner == kingdom or city.is_ruin:
+            return city.tile
+        if any(s.owner == kingdom and s.city_id == city_id for s in state.spies):
+            return city.tile
+        sight = sight or sight_of(state, kingdom)
+        if sight.sees(state.map, city.q, city.r):
+            return city.tile
+    kd = state.kingdoms.get(kingdom)
+    rec = (kd.memory.get("cities") or {}).get(str(city_id)) if kd is not None else None
+    if rec is not None:
+        return int(rec["q"]), int(rec["r"])
+    return None
+
+
+def knows_city(state: GameState, kingdom: str, city: City, sight: Sight | None = None) -> bool:
+    """True when `kingdom` knows `city` and may name it in an order (INTEL-050, COMBAT-380)."""
+    return known_city_tile(state, kingdom, city.id, sight) is not None
+
+
+def has_fresh_report(state: GameState, kingdom: str, city_id: int) -> bool:
+    """True when the kingdom holds a spy report on the city from this month or last (COMBAT-410, INTEL-220)."""
+    kd = state.kingdoms.get(kingdom)
+    rep = (kd.memory.get("reports") or {}).get(str(city_id)) if kd is not None else None
+    return rep is not None and int(rep.get("month", -99)) >= state.month - 1
+
+
+# --- refusals for verbs ------------------------------------------------------------------------------
+
+
+def require_own_unit(state: GameState, kingdom: str, unit_id: int, sight: Sight | None = None) -> Unit:
+    """The kingdom's unit `unit_id`; refuses `unknown_unit` (absent or unseen) or `not_your_unit` (INTEL-050)."""
+    unit = state.units.get(unit_id)
+    if unit is None or not can_see_unit(state, kingdom, unit, sight):
+        raise OrderFailed("unknown_unit", f"there is no unit #{unit_id} that you can see; your units are listed "
+                                          "in your briefing")
+    if unit.owner != kingdom:
+        raise OrderFailed("not_your_unit", f"unit #{unit_id} is not yours: give orders to your own units")
+    return unit
+
+
+def require_known_city(state: GameState, kingdom: str, city_id: int, sight: Sight | None = None) -> Tile:
+    """The tile of a city the kingdom knows (possibly from memory); refuses `unknown_city` otherwise (INTEL-050)."""
+    tile = known_city_tile(state, kingdom, city_id, sight)
+    if tile is None:
+        raise OrderFailed("unknown_city", f"there is no city #{city_id} on your map; the cities you know are "
+                                          "listed in your briefing")
+    return tile
+
+
+# --- descriptions of foreign things --------------------------------------------------------------------
+
+
+def walls_state(city: City) -> str:
+    """The visible state of a city's walls (INTEL-030): none, a palisade or stone walls, and their repair."""
+    if city.walls_max <= 0 and city.walls <= 0:
+        return "no walls"
+    kind = "palisade" if city.walls_max <= rd.PALISADE_WALLS else "stone walls"
+    if city.walls <= 0:
+        return f"{kind}, breached"
+    share = city.walls / max(city.walls_max, 1.0)
+    if share >= 0.9:
+        return f"{kind}, intact"
+    if share >= 0.5:
+        return f"{kind}, damaged"
+    return f"{kind}, crumbling"
+
+
+def shown_walls(city: City) -> int:
+    """Wall durability as seen from outside: rounded to the nearest 5 (INTEL-030)."""
+    return int(5 * round(city.walls / 5))
+
+
+def city_troops(state: GameState, city: City) -> list[Unit]:
+    """The owner's fighting troops standing in a city (its garrison and siege trains), by id."""
+    return sorted((u for u in state.units.values()
+                   if u.q == city.q and u.r == city.r and u.owner == city.owner and u.spec.fighting),
+                  key=lambda u: u.id)
+
+
+def troops_class(men: int) -> str | None:
+    """Size class of a force (INTEL-020, OPEN-49), None when there is none."""
+    return rd.size_class(men) if men > 0 else None
+
+
+def _unit_size(unit: Unit) -> str | None:
+    """Size class shown for a foreign unit: troops and colonists by men, none for wagons and scouts."""
+    if unit.spec.fighting or unit.type == "colonists":
+        return troops_class(unit.men)
+    return None
+
+
+def unit_record(unit: Unit, exact: bool, month: int) -> Json:
+    """A foreign unit as a kingdom may see it: type, size class, exact men and cargo only when watched."""
+    return {
+        "id": unit.id,
+        "owner": unit.owner,
+        "type": unit.type,
+        "q": unit.q,
+        "r": unit.r,
+        "size": _unit_size(unit),
+        "men": unit.men if exact and unit.type not in ("scout", "wagon") else None,
+        "cargo": round(unit.cargo, 1) if exact and unit.type in ("wagon", "colonists") else None,
+        "exact": exact,
+        "month": month,
+    }
+
+
+def city_record(city: City, inside: list[Unit], spied: bool, month: int) -> Json:
+    """A foreign city as seen from outside (INTEL-030, OPEN-50): name, size tier, walls, troops size class.
+
+    `inside` are the units standing in it (spies excluded); with a spy's eye on it (`spied`) they are listed
+    exactly (INTEL-070), otherwise only the size class of its troops shows (OPEN-30).
+    """
+    troops = sum(u.men for u in inside if u.spec.fighting)
+    return {
+        "id": city.id,
+        "name": city.name,
+        "owner": city.owner,
+        "q": city.q,
+        "r": city.r,
+        "size": rd.size_tier(city.people),
+        "walls": shown_walls(city),
+        "walls_state": walls_state(city),
+        "troops": troops_class(troops),
+        "ruin": city.is_ruin,
+        "garrison": [unit_record(u, True, month) for u in sorted(inside, key=lambda u: u.id)] if spied else None,
+        "month": month,
+    }
+
+
+def camp_record(camp: Any, exact: bool, month: int) -> Json:
+    """A foreign camp in sight (OPEN-90): where and whose; its grain only when watched."""
+    return {"id": camp.id, "owner": camp.owner, "q": camp.q, "r": camp.r,
+            "grain": round(camp.grain, 1) if exact else None, "month": month}
+
+
+@dataclass(slots=True)
+class Seen:
+    """Everything foreign a kingdom sees this instant, as plain records (ids of seen things, exact where allowed)."""
+
+    units: list[Json] = field(default_factory=list)
+    cities: list[Json] = field(default_factory=list)
+    camps: list[Json] = field(default_factory=list)
+
+
+def seen_now(state: GameState, kingdom: str, sight: Sight | None = None) -> Seen:
+    """Foreign units, cities and camps in the kingdom's sight now (INTEL-020..090, OPEN-30, OPEN-90)."""
+    sight = sight or sight_of(state, kingdom)
+    gm = state.map
+    month = state.month
+    out = Seen()
+    foreign_city: dict[Tile, City] = {c.tile: c for c in state.cities.values() if c.owner != kingdom}
+    inside: dict[Tile, list[Unit]] = {}
+    for unit in sorted(state.units.values(), key=lambda u: u.id):
+        if unit.owner == kingdom or unit.type == "spy":
+            continue  # foreign spies are invisible (INTEL-090)
+        i = gm.index(unit.q, unit.r)
+        if i < 0 or not sight.visible[i]:
+            continue
+        if unit.tile in foreign_city:
+            inside.setdefault(unit.tile, []).append(unit)  # part of the city's record (OPEN-30)
+            continue
+        out.units.append(unit_record(unit, bool(sight.watched[i]), month))
+    for city in sorted(foreign_city.values(), key=lambda c: c.id):
+        i = gm.index(city.q, city.r)
+        if i >= 0 and sight.visible[i]:
+            out.cities.append(city_record(city, inside.get(city.tile, []), bool(sight.spy_eye[i]), month))
+    for camp in sorted(state.camps.values(), key=lambda c: c.id):
+        if camp.owner == kingdom:
+            continue
+        i = gm.index(camp.q, camp.r)
+        if i >= 0 and sight.visible[i]:
+            out.camps.append(camp_record(camp, bool(sight.watched[i]), month))
+    return out
+
+
+# --- preview estimates -----------------------------------------------------------------------------------
+
+
+def estimate_range(size_class: str, unit_type: str | None, behind_walls: bool) -> tuple[int, int, str]:
+    """(min men, max men, assumed type) of an unwatched target (INTEL-060, COMBAT-410/420, OPEN-49).
+
+    The men span is the size class's (huge up to 20,000); the target is taken as untrained, at full morale,
+    with no general. Its type is the one seen; a force inside a city shows only as "troops" (OPEN-30) and is
+    taken as spearmen when `behind_walls` (any troops inside a city), as levy otherwise. COMBAT-420 chains
+    use the top of the span (`max men`).
+    """
+    if size_class not in rd.SIZE_CLASS_RANGE:
+        raise ValueError(f"unknown size class {size_class!r}; classes: {', '.join(rd.SIZE_CLASS_RANGE)}")
+    lo, hi = rd.SIZE_CLASS_RANGE[size_class]
+    if unit_type is None or unit_type == "troops":
+        assumed = "spearman" if behind_walls else "levy"
+    else:
+        if unit_type not in rd.UNITS:
+            raise ValueError(f"unknown unit type {unit_type!r}")
+        assumed = unit_type
+    return lo, hi, assumed

@@ -1,0 +1,1143 @@
+"""Texts a seat reads, rendered from its KingdomView: the briefing, get_city, get_map, inspect_tile, get_sites.
+
+Layout lives in Jinja templates (briefing_templates/*.j2, autoescape off, trim_blocks); this module turns the
+view into short, numbered lines for them. Two inputs besides the view are allowed, and both stay inside
+the fog:
+
+- `OwnFigures`: the economy of the kingdom's OWN cities (harvest, production, growth under each focus, land,
+  queue timing), from kingdoms.engine.economy. A kingdom's own affairs are never fogged; nothing foreign is
+  read except the enemy troops standing on its own land, which it always sees (INTEL-010).
+- `believed_state`: for CITY SITES, get_sites and inspect_tile, a copy of the state whose tile ownership is
+  what the kingdom can see now (its explored map, land in sight); unseen land counts as free and foreign
+  cities are never named unless the view knows them.
+
+Written for a model reading cold: compact lines, numbers with units, ids wherever an order needs one.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import jinja2
+import numpy as np
+
+from kingdoms import ruledata as rd
+from kingdoms.hexgrid import Tile, distance
+from kingdoms.state import GameState
+from kingdoms.views.kingdom_view import KingdomView, OwnCity, OwnUnit, SeenCity, SeenUnit, TileView
+
+TEMPLATE_DIR = Path(__file__).resolve().parents[2] / "briefing_templates"
+
+#: Event kinds that are battles or blows (listed first among last month's events).
+BATTLE_KINDS = ("battle", "assault", "siege", "volley", "city_attacked", "bandit_strike", "towers", "rout",
+                "pillage", "pillaged", "city_captured", "city_taken", "city_lost", "kingdom_eliminated", "war",
+                "sabotage", "camp_seized", "camp_burned", "wagon_captured", "general_defected", "troop_destroyed")
+#: Event kinds too routine to list when the briefing is short of room (they are counted instead).
+ROUTINE_KINDS = ("land_claimed", "built", "recruited", "wagon_unloaded", "general_moved")
+#: Verbs whose accepted orders are routine in a compact reply (TOOLS-400): counted, not listed.
+ROUTINE_VERBS = ("move", "hold", "follow", "merge", "split", "set_production", "set_focus", "ship_grain",
+                 "build", "assign_general", "disband", "station_spy", "found_city")
+#: Words in an accepted order's reply that make it a notice worth listing (TOOLS-410).
+NOTICE_WORDS = ("merge", "ration", "short", "warning", "note:", "beyond", "hungry", "outlast", "cannot", "will not",
+                "blocked", "waits")
+MAX_EVENT_LINES = 24
+SITES_IN_BRIEFING = 4
+SITE_RADIUS = 7
+
+
+# =============================================================================================================
+# Jinja
+# =============================================================================================================
+
+
+@lru_cache(maxsize=1)
+def environment() -> jinja2.Environment:
+    """The template environment: plain text, no escaping, block tags eat their newline."""
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATE_DIR)), autoescape=False,
+                             trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=False,
+                             undefined=jinja2.StrictUndefined)
+    env.filters["n"] = num
+    env.filters["f1"] = f1
+    env.filters["signed"] = signed
+    return env
+
+
+def render_template(name: str, **data: Any) -> str:
+    """Render one template and tidy it: no trailing spaces, at most one blank line in a row."""
+    text = environment().get_template(name).render(**data)
+    lines = [line.rstrip() for line in text.splitlines()]
+    out: list[str] = []
+    for line in lines:
+        if not line and (not out or not out[-1]):
+            continue
+        out.append(line)
+    while out and not out[-1]:
+        out.pop()
+    return "\n".join(out)
+
+
+# =============================================================================================================
+# Number formats
+# =============================================================================================================
+
+
+def num(x: float | int | None) -> str:
+    """A whole number with thousands separators (people, men)."""
+    if x is None:
+        return "?"
+    return f"{int(round(x)):,}"
+
+
+def f1(x: float | None) -> str:
+    """A decimal to one place, trailing .0 dropped (grain, production)."""
+    if x is None:
+        return "?"
+    v = round(float(x), 1)
+    if v == int(v):
+        return f"{int(v):,}"
+    return f"{v:,.1f}"
+
+
+def signed(x: float) -> str:
+    """A change with its sign: +3.5, -2, +0."""
+    v = round(float(x), 1)
+    body = f1(abs(v))
+    return f"-{body}" if v < 0 else f"+{body}"
+
+
+def tile(t: Sequence[int]) -> str:
+    return f"({t[0]},{t[1]})"
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+# =============================================================================================================
+# Names and lookups on the view
+# =============================================================================================================
+
+
+def kingdom_names(view: KingdomView) -> dict[str, str]:
+    names = {k.id: k.name for k in view.kingdoms}
+    names[rd.BANDITS] = "bandits"
+    return names
+
+
+def at_war(view: KingdomView, other: str) -> bool:
+    """True when the view's kingdom fights `other` (bandits always)."""
+    if other == view.kingdom:
+        return False
+    if other == rd.BANDITS:
+        return True
+    return sorted((view.kingdom, other)) in [sorted(p) for p in view.wars]
+
+
+def _index(view: KingdomView, q: int, r: int) -> int:
+    c = q + (r - (r & 1)) // 2
+    if not (0 <= r < view.height and 0 <= c < view.width):
+        return -1
+    return r * view.width + c
+
+
+def _tile_of(view: KingdomView, i: int) -> Tile:
+    r = i // view.width
+    c = i % view.width
+    return (c - (r - (r & 1)) // 2, r)
+
+
+@dataclass(slots=True)
+class _Masks:
+    explored: np.ndarray
+    visible: np.ndarray
+
+
+def masks(view: KingdomView) -> _Masks:
+    from kingdoms.engine.sight import hex_to_mask
+
+    n = view.width * view.height
+    return _Masks(hex_to_mask(view.explored, n), hex_to_mask(view.visible, n))
+
+
+def terrain_letter(view: KingdomView, q: int, r: int) -> str:
+    """The explored terrain letter of a tile (lower case on a river), ' ' when unexplored."""
+    if not (0 <= r < view.height):
+        return " "
+    c = q + (r - (r & 1)) // 2
+    if not (0 <= c < view.width) or r >= len(view.terrain_rows):
+        return " "
+    row = view.terrain_rows[r]
+    return row[c] if c < len(row) else " "
+
+
+def order_text(standing: dict[str, Any] | None) -> str | None:
+    """A standing order in short syntax."""
+    if not standing:
+        return None
+    try:
+        from kingdoms.orders.models import ORDER_ADAPTER
+        from kingdoms.orders.syntax import format_order
+
+        return format_order(ORDER_ADAPTER.validate_python(standing))
+    except Exception:  # an order of an unknown shape: show its verb
+        return str(standing.get("action", "order"))
+
+
+# =============================================================================================================
+# Own-city figures (own affairs are never fogged)
+# =============================================================================================================
+
+
+@dataclass(slots=True)
+class QueueHead:
+    """The item a city is building now and when it should be done."""
+
+    item: str
+    men: int
+    tile: Tile | None
+    paid: float
+    price: float  # whole price (troops: the whole order)
+    months: int | None  # months to finish at the current rate, None when production is 0
+    waiting: str | None  # why it waited last month, if it did
+
+
+@dataclass(slots=True)
+class CityFigures:
+    """The numbers of one own city's row, get_city and the CITY-070 focus comparison."""
+
+    city_id: int
+    outlook: Any  # economy.CityOutlook under the city's own focus
+    by_focus: dict[str, Any]
+    gross: int
+    available: float  # production a month its queue gets, after the upkeep share
+    store_cap: float
+    granary_cap: int
+    head: QueueHead | None
+    land: frozenset[Tile]
+    own_men_on_land: int
+    hold_down: int | None  # men needed on its land while restless (CONQ-040)
+    militia_full: int
+    alerts: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class OwnFigures:
+    """Figures for every own city, plus the kingdom's production and upkeep."""
+
+    cities: dict[int, CityFigures]
+    output: int
+    upkeep: float
+    upkeep_share: float
+
+
+def months_to_finish(need: float, available: float, store: float = 0.0) -> int | None:
+    """Months until `need` production is paid at `available` a month with `store` in hand (at least 1)."""
+    if need <= store + 1e-9:
+        return 1
+    if available <= 1e-9:
+        return None
+    return max(1, math.ceil((need - store) / available - 1e-9))
+
+
+def _head(city: OwnCity, available: float, people: int) -> QueueHead | None:
+    if not city.queue:
+        return None
+    from kingdoms.engine import economy as eco
+
+    e = city.queue[0]
+    item, men, paid = e["item"], int(e.get("men") or 0), float(e.get("paid") or 0.0)
+    t = tuple(e["tile"]) if e.get("tile") else None
+    spec = rd.UNITS.get(item)
+    if spec is not None and spec.fighting:
+        price = eco.item_price(item, men)
+        cap = max(1.0, rd.drill_cap(people))
+        batches = max(1, math.ceil(men / cap - 1e-9))
+        pay = months_to_finish(price, available, city.store)
+        months = None if pay is None else max(pay, batches)
+    elif item == "colonists":
+        price = eco.item_price(item)
+        pay = months_to_finish(max(0.0, price - paid), available, city.store)
+        months = None if pay is None else max(pay, rd.COLONIST_MIN_MONTHS - int(e.get("months") or 0))
+    else:
+        price = eco.item_price(item, men)
+        months = months_to_finish(max(0.0, price - paid), available, city.store)
+    return QueueHead(item, men, t, paid, price, months, city.last.get("waiting"))
+
+
+def own_figures(state: GameState, view: KingdomView, recent_events: Iterable[dict[str, Any]] = ()) -> OwnFigures:
+    """Economy figures of the view's own cities, and the ALERTs of their rows (OPEN-83)."""
+    from kingdoms.engine import economy as eco
+
+    board = eco.Board.of(state)
+    budget = eco.kingdom_budget(state, view.kingdom, board=board)
+    hit: dict[int, list[str]] = {}
+    for ev in recent_events:
+        cid = (ev.get("data") or {}).get("city_id")
+        kind = ev.get("kind", "")
+        if cid is None:
+            continue
+        if kind in ("city_attacked", "pillage", "pillaged", "sabotage", "towers_hit") or "pillag" in kind:
+            hit.setdefault(int(cid), []).append("attacked" if "pillag" not in kind else "pillaged")
+    foreign = [u for u in view.foreign_units if u.in_sight and rd.UNITS.get(u.type) is not None
+               and rd.UNITS[u.type].fighting and at_war(view, u.owner)]
+    out: dict[int, CityFigures] = {}
+    for oc in view.cities:
+        city = state.cities.get(oc.id)
+        if city is None or city.owner != view.kingdom:
+            continue
+        by_focus = eco.outlook_all_focuses(state, city, board=board)
+        look = by_focus[city.focus]
+        b = budget.cities.get(city.id)
+        available = b.available if b is not None else 0.0
+        gross = b.gross if b is not None else look.production
+        land = frozenset(state.city_tiles(city.id))
+        men_here = sum(u.men for u in view.units if (u.q, u.r) in land and rd.UNITS[u.type].fighting)
+        hold = None
+        if city.restless:
+            hold = int(min(rd.HOLD_DOWN_MAX, max(rd.HOLD_DOWN_MIN, round(city.people * rd.HOLD_DOWN_SHARE))))
+        fig = CityFigures(
+            city_id=city.id, outlook=look, by_focus=by_focus, gross=gross, available=available,
+            store_cap=eco.store_cap(city, gross), granary_cap=eco.granary_capacity(city),
+            head=_head(oc, available, oc.people), land=land, own_men_on_land=men_here, hold_down=hold,
+            militia_full=rd.full_militia(city.people, city.is_capital, view.month),
+        )
+        fig.alerts = _alerts(view, oc, fig, hit.get(city.id, []), foreign)
+        out[city.id] = fig
+    return OwnFigures(out, budget.output, budget.upkeep, budget.share)
+
+
+def _alerts(view: KingdomView, city: OwnCity, fig: CityFigures, hits: list[str], foreign: list[SeenUnit]) -> list[str]:
+    """Why a city's row carries an ALERT (OPEN-83)."""
+    alerts: list[str] = []
+    last = city.last or {}
+    recent = int(last.get("month", -1)) >= view.month - 1
+    if hits or (recent and last.get("attacked")):
+        alerts.append("pillaged" if hits and all(h == "pillaged" for h in hits) else "attacked last month")
+    if recent and last.get("blockaded"):
+        alerts.append("BLOCKADED")
+    near = set(fig.land)
+    for t in list(fig.land):
+        near.update(_neighbours(t))
+    enemies = [u for u in foreign if (u.q, u.r) in near]
+    if enemies:
+        men = sum(u.men or rd.SIZE_CLASS_RANGE.get(u.size or "small", (0, 0))[0] for u in enemies)
+        alerts.append(f"{len(enemies)} enemy troop{'s' if len(enemies) > 1 else ''} on or by its land "
+                      f"(~{num(men)}+ men)")
+    look = fig.outlook
+    if recent and float(last.get("short") or 0) > 0:
+        alerts.append("went SHORT of grain")
+    elif city.grain + look.net < 0:
+        alerts.append("will go SHORT of grain")
+    if city.happiness <= 40:
+        alerts.append(f"happiness {f1(city.happiness)} (revolt at {rd.REVOLT_HAPPINESS})")
+    if city.restless and fig.hold_down is not None and fig.own_men_on_land < fig.hold_down:
+        alerts.append(f"restless: needs {num(fig.hold_down)} men on its land, has {num(fig.own_men_on_land)}")
+    if not city.queue and city.store + 1e-9 >= fig.store_cap and city.grain + 1e-9 >= fig.granary_cap:
+        alerts.append("wasting production (queue empty, store and granary full)")
+    return alerts
+
+
+def _neighbours(t: Tile) -> list[Tile]:
+    q, r = t
+    return [(q + 1, r), (q - 1, r), (q + 1, r - 1), (q, r - 1), (q, r + 1), (q - 1, r + 1)]
+
+
+# =============================================================================================================
+# Rows: cities, troops, generals, enemies
+# =============================================================================================================
+
+
+def _garrison_text(view: KingdomView, city: OwnCity) -> str:
+    units = {u.id: u for u in view.units}
+    parts = []
+    for uid in city.garrison:
+        u = units.get(uid)
+        if u is None or not rd.UNITS[u.type].fighting:
+            continue
+        parts.append(f"#{u.id} {num(u.men)} {u.type}")
+    return " + ".join(parts) if parts else "no garrison"
+
+
+def _walls_text(city: OwnCity) -> str:
+    if city.walls_max <= 0 and city.walls <= 0:
+        return "no walls"
+    return f"walls {f1(city.walls)}/{f1(city.walls_max)}"
+
+
+def _growth_text(look: Any) -> str:
+    if look.growth > 0:
+        return f"+{num(look.growth)}/mo"
+    return f"no growth: {look.no_growth}" if look.no_growth else "+0/mo"
+
+
+def _building_text(city: OwnCity, fig: CityFigures) -> str:
+    h = fig.head
+    if h is None:
+        return f"queue EMPTY (store {f1(city.store)}/{f1(fig.store_cap)}, surplus to grain)"
+    what = h.item + (f":{num(h.men)}" if h.men and rd.UNITS.get(h.item) and rd.UNITS[h.item].fighting else "")
+    if h.tile:
+        what += f"@{h.tile[0]},{h.tile[1]}"
+    months = "stalled" if h.months is None else f"{h.months} mo"
+    troop = bool(rd.UNITS.get(h.item) and rd.UNITS[h.item].fighting)
+    paid = f1(city.store) if troop else f1(h.paid)
+    more = f" +{len(city.queue) - 1} queued" if len(city.queue) > 1 else ""
+    return f"building {what} {paid}/{f1(h.price)}, {months} @ prod {f1(fig.available)}/mo{more}"
+
+
+def city_row_full(view: KingdomView, city: OwnCity, fig: CityFigures) -> str:
+    """The full row (TOOLS-050)."""
+    look = fig.outlook
+    nxt = f"next tile at {num(look.next_tile_people)} people" if look.next_tile_people else "no more land (91 tiles)"
+    tags = []
+    if city.is_capital:
+        tags.append("capital")
+    if city.is_ruin:
+        tags.append("the Ruin")
+    if city.restless:
+        tags.append(f"RESTLESS {city.unrest_months}/{rd.UNREST_MONTHS} mo, hold-down {num(fig.hold_down)} men "
+                    f"(on its land {num(fig.own_men_on_land)})")
+    tag = f" [{', '.join(tags)}]" if tags else ""
+    grain = (f"grain {f1(city.grain)}/{fig.granary_cap} {signed(look.net)}/mo (in {f1(look.harvest)}, "
+             f"people {f1(look.people_eat)}, troops {f1(look.troops_eat)})")
+    defence = f"{_garrison_text(view, city)} + militia {num(city.militia)}/{num(fig.militia_full)}, {_walls_text(city)}"
+    row = (f"#{city.id} {city.name} {tile((city.q, city.r))}{tag} — {num(city.people)} people "
+           f"(land feeds {num(look.capacity)}; {_growth_text(look)}) · {look.land_tiles} land tiles, {nxt} · "
+           f"{city.focus} · {_building_text(city, fig)} · {grain} · {defence}")
+    if fig.alerts:
+        row += " · ALERT: " + "; ".join(fig.alerts)
+    return row
+
+
+def focus_line(city: OwnCity, fig: CityFigures) -> str:
+    """Output and growth under each focus (CITY-070): production, net grain, people a month."""
+    parts = []
+    for focus in rd.FOCUSES:
+        o = fig.by_focus[focus]
+        mark = "*" if focus == city.focus else ""
+        parts.append(f"{focus}{mark} prod {o.production} grain {signed(o.net)} people +{num(o.growth)}")
+    return "focus/mo: " + " | ".join(parts)
+
+
+def city_row_short(view: KingdomView, city: OwnCity, fig: CityFigures) -> str:
+    """A short row for months after one the player saw (TOOLS-070)."""
+    look = fig.outlook
+    h = fig.head
+    if h is None:
+        build = "queue EMPTY"
+    else:
+        build = f"{h.item} {'stalled' if h.months is None else str(h.months) + ' mo'}"
+    return (f"#{city.id} {city.name} {num(city.people)} ({_growth_text(look)}) · {build} · "
+            f"grain {f1(city.grain)} {signed(look.net)}/mo · {_walls_text(city)}")
+
+
+def city_signature(city: OwnCity) -> tuple[Any, ...]:
+    """What makes a city 'changed' since last month for the short briefing: its queue head, focus, land,
+    garrison, buildings, walls and unrest (people and grain drift every month and do not count)."""
+    head = city.queue[0]["item"] if city.queue else None
+    return (head, len(city.queue), city.focus, city.land_tiles, tuple(city.garrison), tuple(city.buildings),
+            len(city.improvements), int(city.walls // 5), city.restless)
+
+
+def troop_row(view: KingdomView, u: OwnUnit, city_names: dict[int, str]) -> str:
+    """A troop row (OPEN-82): #id type men (size) (q,r) · L XP · morale · hunger · rations · general · order."""
+    spec = rd.UNITS[u.type]
+    where = tile((u.q, u.r))
+    if u.in_city is not None:
+        where += f" in {city_names.get(u.in_city, 'city')}"
+    order = order_text(u.standing)
+    if order:
+        now = order
+    elif u.fortified:
+        now = "hold (fortified)"
+    elif u.in_city is not None and spec.fighting:
+        now = "garrison"
+    else:
+        now = "no orders"
+    if spec.fighting:
+        months = u.rations / (u.men / 1000) if u.men > 0 else 0.0
+        hunger = f" · HUNGER {f1(u.hunger)}" if u.hunger > 0 else " · hunger 0"
+        gen = f" · Gen. {u.general} #{u.general_id}" if u.general else ""
+        return (f"#{u.id} {u.type} {num(u.men)} ({u.size}) {where} · L{u.level} XP {f1(u.xp)} · morale "
+                f"{f1(u.morale)}{hunger} · rations {f1(months)} mo{gen} · {now}")
+    if u.type == "colonists":
+        return f"#{u.id} colonists {num(u.men)} {where} · carry {f1(u.cargo)} dan · {now}"
+    if u.type == "wagon":
+        dest = f" → {tile(u.dest)}" if u.dest else ""
+        return f"#{u.id} wagon {where} · {f1(u.cargo)} dan{dest} · {now}"
+    return f"#{u.id} {u.type} {where} · {now}"
+
+
+def general_effect(level: int) -> str:
+    """What a general does at his level (GEN-120)."""
+    return (f"troop x{1 + rd.GENERAL_FIELD * level:.2g} in the field, "
+            f"x{1 + rd.GENERAL_CITY * level:.3g} as garrison of its city")
+
+
+def general_row(view: KingdomView, g: Any, city_names: dict[int, str]) -> str:
+    nxt = next((t for t in rd.GENERAL_XP_LEVELS if g.xp < t), None)
+    lvl = f"L{g.level} XP {g.xp}" + (f" (L{g.level + 1} at {nxt})" if nxt else " (top level)")
+    if g.unit_id is not None:
+        where = f"leads #{g.unit_id}"
+    elif g.city_id is not None:
+        where = f"WAITING in {city_names.get(g.city_id, 'a city')} — assign_general general={g.id} unit=ID"
+    else:
+        where = "without a post"
+    return f"#{g.id} {g.name} {lvl}: {general_effect(g.level)}; {where}"
+
+
+def seen_unit_row(view: KingdomView, u: SeenUnit, names: dict[str, str]) -> str:
+    who = names.get(u.owner, u.owner)
+    size = f"{num(u.men)} men" if u.men is not None else (u.size or "")
+    war = "" if at_war(view, u.owner) else " (at peace)"
+    when = "in sight" if u.in_sight else f"seen M{u.month}"
+    cargo = f", {f1(u.cargo)} dan" if u.cargo is not None else ""
+    return f"#{u.id} {who}{war} {u.type} {size}{cargo} {tile((u.q, u.r))} — {when}".replace("  ", " ")
+
+
+def seen_city_row(view: KingdomView, c: SeenCity, names: dict[str, str]) -> str:
+    who = names.get(c.owner, c.owner)
+    bits = []
+    if c.ruin:
+        bits.append("the Ruin")
+    if c.size:
+        bits.append(c.size)
+    if c.walls_state:
+        bits.append(f"{c.walls_state}" + (f" ({c.walls})" if c.walls else ""))
+    if c.troops:
+        bits.append(f"troops {c.troops}")
+    elif c.in_sight:
+        bits.append("no troops seen")
+    if c.garrison:
+        bits.append("spied: " + ", ".join(f"#{g.id} {g.type} {num(g.men)}" for g in c.garrison))
+    when = "in sight" if c.in_sight else f"seen M{c.month}"
+    return f"#{c.id} {c.name} ({who}) {tile((c.q, c.r))}: {', '.join(bits) or 'no details'} — {when}"
+
+
+# =============================================================================================================
+# Sites (CITY-450, get_sites, OPEN-89)
+# =============================================================================================================
+
+
+def believed_state(state: GameState, view: KingdomView) -> GameState:
+    """A shallow copy of the state whose tile ownership is what the kingdom sees now: unseen land reads free."""
+    mk = masks(view)
+    believed = copy.copy(state)
+    owner = np.where(mk.visible, state.owner, -1).astype(np.int32)
+    believed.owner = owner
+    return believed
+
+
+@dataclass(slots=True)
+class Site:
+    tile: Tile
+    water: str
+    distance: int | None
+    from_name: str | None
+    grain_found: float
+    prod_found: int
+    grain_full: float
+    prod_full: int
+    feeds: int
+    land: int
+
+
+def site_for(believed: GameState, view: KingdomView, q: int, r: int, mk: _Masks | None = None) -> Site | None:
+    """The CITY SITES figures of a tile, or None when, as far as the kingdom can see, no city can stand there."""
+    from kingdoms.engine import economy as eco
+    from kingdoms.engine.land import founding_problem
+
+    mk = mk or masks(view)
+    i = _index(view, q, r)
+    if i < 0 or not mk.explored[i]:
+        return None
+    ruin = view.ruin
+    if ruin is not None and (ruin.q, ruin.r) == (q, r):
+        return None
+    if founding_problem(believed, q, r) is not None:
+        return None
+    for c in view.foreign_cities:  # a remembered city out of sight still blocks its tile and its ring
+        if distance((c.q, c.r), (q, r)) <= 1:
+            return None
+    rep = eco.site_report(believed, q, r)
+    dist, name = _nearest_own(view, (q, r))
+    return Site((q, r), rep.water, dist, name, rep.at_founding.net, rep.at_founding.production, rep.full.net,
+                rep.full.production, rep.people_fed, rep.land_tiles)
+
+
+def _nearest_own(view: KingdomView, t: Tile) -> tuple[int | None, str | None]:
+    best: tuple[int, str] | None = None
+    for c in view.cities:
+        d = distance((c.q, c.r), t)
+        if best is None or d < best[0]:
+            best = (d, c.name)
+    for u in view.units:
+        if u.type == "colonists":
+            d = distance((u.q, u.r), t)
+            if best is None or d < best[0]:
+                best = (d, f"colonists #{u.id}")
+    return (best[0], best[1]) if best else (None, None)
+
+
+def known_sites(state: GameState, view: KingdomView, *, near: Iterable[Tile] | None = None,
+                radius: int | None = None, limit: int = 25) -> list[Site]:
+    """Every site the kingdom knows (explored tiles), best first (OPEN-89): people fed, full production, distance."""
+    believed = believed_state(state, view)
+    mk = masks(view)
+    centres = list(near) if near is not None else None
+    candidates: list[Tile] = []
+    for i in np.flatnonzero(mk.explored):
+        t = _tile_of(view, int(i))
+        letter = terrain_letter(view, *t).upper()
+        if letter not in ("G", "P", "F", "H"):
+            continue
+        if centres is not None and radius is not None and not any(distance(t, c) <= radius for c in centres):
+            continue
+        candidates.append(t)
+    sites = [s for s in (site_for(believed, view, q, r, mk) for q, r in candidates) if s is not None]
+    sites.sort(key=lambda s: (-s.feeds, -s.prod_full, s.distance if s.distance is not None else 999,
+                              s.tile[1], s.tile[0]))
+    return sites[:limit]
+
+
+def site_line(s: Site) -> str:
+    dist = f", {s.distance} from {s.from_name}" if s.distance is not None else ""
+    return (f"{tile(s.tile)} {s.water}{dist}: at founding grain {signed(s.grain_found)} prod {s.prod_found}; "
+            f"full land grain {signed(s.grain_full)} prod {s.prod_full}; feeds {num(s.feeds)} ({s.land} land tiles)")
+
+
+# =============================================================================================================
+# Results of past months (TURN-180)
+# =============================================================================================================
+
+
+@dataclass(slots=True)
+class MonthResults:
+    """What a kingdom was told about one resolved month: its orders' outcomes and the events it saw."""
+
+    month: int
+    outcomes: list[dict[str, Any]]
+    events: list[dict[str, Any]]
+
+
+def _verb(text: str) -> str:
+    return text.split(" ", 1)[0] if text else ""
+
+
+def results_lines(results: list[MonthResults], *, max_events: int = MAX_EVENT_LINES) -> list[str]:
+    """Last month's results: order outcomes (failures and battles listed, the rest counted), then events."""
+    lines: list[str] = []
+    for res in results:
+        tag = f"M{res.month}"
+        ok = [o for o in res.outcomes if o.get("ok")]
+        bad = [o for o in res.outcomes if not o.get("ok")]
+        if res.outcomes:
+            lines.append(f"{tag} orders: {len(ok)} carried out, {len(bad)} failed.")
+        for o in res.outcomes:
+            verb = _verb(o.get("text", ""))
+            if not o.get("ok"):
+                pos = f"#{o['position']} " if o.get("position") else "standing "
+                code = f" [{o['code']}]" if o.get("code") else ""
+                lines.append(f"  FAILED {pos}{o.get('text', '')}{code}: {o.get('result', '')}")
+            elif verb in ("attack", "pillage", "sabotage", "declare_war", "found_city"):
+                pos = f"#{o['position']} " if o.get("position") else ""
+                lines.append(f"  {pos}{o.get('text', '')}: {o.get('result', '')}")
+        battles = [e for e in res.events if e.get("kind") in BATTLE_KINDS]
+        others = [e for e in res.events if e.get("kind") not in BATTLE_KINDS]
+        routine = [e for e in others if e.get("kind") in ROUTINE_KINDS]
+        notable = [e for e in others if e.get("kind") not in ROUTINE_KINDS]
+        shown = battles + notable + routine
+        room = max_events
+        for e in shown[:room]:
+            lines.append(f"  {tag} {e.get('text', '')}")
+        if len(shown) > room:
+            lines.append(f"  ... {len(shown) - room} more events of {tag} (get_history has every reply)")
+    return lines
+
+
+# =============================================================================================================
+# Attention items and fast-forward stops (TURN-210, OPEN-91)
+# =============================================================================================================
+
+
+def idle_units(view: KingdomView) -> list[OwnUnit]:
+    """Field troops with no standing order that are not holding, and colonists with no march (OPEN-91)."""
+    out = []
+    for u in view.units:
+        spec = rd.UNITS[u.type]
+        if u.standing:
+            continue
+        if spec.fighting and u.in_city is None and not u.fortified:
+            out.append(u)
+        elif u.type == "colonists":
+            out.append(u)
+    return out
+
+
+def strike_threats(view: KingdomView) -> list[tuple[SeenUnit, OwnUnit]]:
+    """Enemy troops in sight close enough to strike one of the kingdom's units next month."""
+    out = []
+    for e in view.foreign_units:
+        spec = rd.UNITS.get(e.type)
+        if not e.in_sight or spec is None or not spec.fighting or not at_war(view, e.owner):
+            continue
+        reach = spec.moves + max(1, spec.range)
+        for u in view.units:
+            if distance((e.q, e.r), (u.q, u.r)) <= reach:
+                out.append((e, u))
+                break
+    return out
+
+
+def attention_lines(view: KingdomView, figs: OwnFigures, goal_review: bool) -> list[str]:
+    """What needs the ruler this month, most urgent first."""
+    lines: list[str] = []
+    names = kingdom_names(view)
+    for c in view.cities:
+        fig = figs.cities.get(c.id)
+        if fig and fig.alerts:
+            lines.append(f"ALERT #{c.id} {c.name}: {'; '.join(fig.alerts)}")
+    for e, u in strike_threats(view):
+        size = num(e.men) + " men" if e.men is not None else (e.size or "")
+        lines.append(f"enemy {names.get(e.owner, e.owner)} {e.type} #{e.id} {size} at {tile((e.q, e.r))} can reach "
+                     f"your #{u.id} {u.type} {tile((u.q, u.r))}")
+    for u in view.units:
+        if u.hunger > 0:
+            lines.append(f"#{u.id} {u.type} is HUNGRY (hunger {f1(u.hunger)}): bring it onto your land, a camp or a wagon")
+        elif rd.UNITS[u.type].fighting and u.men > 0 and u.in_city is None and u.rations / (u.men / 1000) < 1.0:
+            lines.append(f"#{u.id} {u.type} has under a month of rations")
+    idle = idle_units(view)
+    if idle:
+        lines.append("without orders: " + ", ".join(f"#{u.id} {u.type} {tile((u.q, u.r))}" for u in idle))
+    empty = [c for c in view.cities if not c.queue]
+    if empty:
+        lines.append("queue EMPTY: " + ", ".join(f"#{c.id} {c.name}" for c in empty)
+                     + " (set_production city=ID queue=...)")
+    for g in view.generals:
+        if g.unit_id is None and g.city_id is not None:
+            lines.append(f"general {g.name} #{g.id} waits for a troop: assign_general general={g.id} unit=ID")
+    if goal_review:
+        lines.append("GOAL REVIEW due: set goal in your next issue_orders")
+    return lines
+
+
+def fast_forward_stops(view: KingdomView, figs: OwnFigures, events: list[dict[str, Any]], last_month: int) -> list[str]:
+    """Why fast_forward must stop at this month (TURN-210, OPEN-91); empty when it may go on."""
+    stops: list[str] = []
+    for e in events:
+        kind = e.get("kind", "")
+        if kind in BATTLE_KINDS or kind in ("city_short", "blockade", "city_restless", "city_to_bandits",
+                                            "troop_hungry", "troop_starved", "desertion", "spy_caught"):
+            stops.append(f"M{e.get('month', '?')}: {e.get('text', kind)}")
+    for c in view.cities:
+        fig = figs.cities.get(c.id)
+        if fig is None:
+            continue
+        for a in fig.alerts:
+            stops.append(f"#{c.id} {c.name}: {a}")
+    for e, u in strike_threats(view):
+        stops.append(f"enemy #{e.id} {e.type} can strike your #{u.id}")
+    for u in idle_units(view):
+        stops.append(f"#{u.id} {u.type} has no orders")
+    if view.month >= last_month:
+        stops.append(f"month {view.month} is the last month")
+    return stops
+
+
+# =============================================================================================================
+# The briefing
+# =============================================================================================================
+
+
+@dataclass(slots=True)
+class BriefingInput:
+    """Everything a briefing shows besides the view."""
+
+    figures: OwnFigures
+    full_rows: bool = True  # False: short rows, unchanged cities by name (TOOLS-070, OPEN-5)
+    prev_view: KingdomView | None = None
+    goal: str | None = None
+    goal_month: int | None = None
+    goal_review: str | None = None  # the GOAL REVIEW prompt when due (OPEN-84)
+    results: list[MonthResults] = field(default_factory=list)
+    sites: list[Site] = field(default_factory=list)
+    colonist_sites: list[tuple[OwnUnit, Site | None]] = field(default_factory=list)
+    headline: str | None = None  # e.g. "Month 12 has begun." or the game's end
+    last_month: int = rd.LAST_MONTH
+    waiting_for: list[str] = field(default_factory=list)
+    landmarks: list[str] = field(default_factory=list)
+
+
+def status_lines(view: KingdomView) -> list[str]:
+    names = kingdom_names(view)
+    caps = " · ".join(f"{k.name} {k.captures}" + (" (fallen)" if k.eliminated else "") for k in view.kingdoms)
+    lead = view.lead or {}
+    if lead.get("kingdom"):
+        who = names.get(lead["kingdom"], lead["kingdom"])
+        lead_text = f"lead: {who} strictly ahead {lead.get('months', 0)}/{rd.LEAD_MONTHS} mo"
+    else:
+        lead_text = "lead: nobody strictly ahead"
+    lines = [f"Captures: {caps} — {lead_text}"]
+    if view.ruin is not None:
+        ru = view.ruin
+        holder = "you" if ru.holder == view.kingdom else names.get(ru.holder, ru.holder)
+        lines.append(f"The Ruin: {ru.name} #{ru.city_id} {tile((ru.q, ru.r))}, held by {holder}")
+    if view.wars:
+        lines.append("Wars: " + "; ".join(f"{names.get(a, a)} vs {names.get(b, b)}" for a, b in view.wars))
+    else:
+        lines.append("Wars: none (everyone at peace; declare_war or an attack with surprise starts one)")
+    return lines
+
+
+def military_lines(view: KingdomView) -> list[str]:
+    names = kingdom_names(view)
+    by: dict[str, list[str]] = {}
+    for m in view.military_buildings:
+        by.setdefault(m.kingdom, []).append(f"{m.city} {'+'.join(m.buildings)}")
+    return [f"{names.get(k, k)}: {', '.join(v)}" for k, v in by.items()] or ["none yet"]
+
+
+def landmark_lines(state: GameState | None, view: KingdomView) -> list[str]:
+    """Named rivers, ranges and lakes the kingdom has explored, each with one explored tile (MAP-140)."""
+    if state is None:
+        return []
+    mk = masks(view)
+    out = []
+    for mark in state.map.landmarks:
+        seen = [t for t in mark.tiles if 0 <= _index(view, *t) and mk.explored[_index(view, *t)]]
+        if seen:
+            out.append(f"{mark.name} ({mark.kind}) e.g. {tile(seen[0])}")
+    return out
+
+
+def briefing(view: KingdomView, data: BriefingInput) -> str:
+    """The monthly briefing (TOOLS-020/030/040, OPEN-5/51/82..84)."""
+    figs = data.figures
+    city_names = {c.id: c.name for c in view.cities}
+    names = kingdom_names(view)
+    prev = {c.id: c for c in data.prev_view.cities} if (data.prev_view is not None and not data.full_rows) else {}
+    city_rows: list[str] = []
+    unchanged: list[str] = []
+    for c in view.cities:
+        fig = figs.cities.get(c.id)
+        if fig is None:
+            continue
+        if data.full_rows or fig.alerts:
+            city_rows.append(city_row_full(view, c, fig))
+            city_rows.append("   " + focus_line(c, fig))
+        elif c.id in prev and city_signature(prev[c.id]) == city_signature(c):
+            unchanged.append(f"#{c.id} {c.name}")
+        else:
+            city_rows.append(city_row_short(view, c, fig))
+    troops = [troop_row(view, u, city_names) for u in view.units if rd.UNITS[u.type].fighting]
+    others = [troop_row(view, u, city_names) for u in view.units if not rd.UNITS[u.type].fighting]
+    generals = [general_row(view, g, city_names) for g in view.generals]
+    enemies = [seen_city_row(view, c, names) for c in view.foreign_cities if not c.ruin or c.in_sight]
+    enemies += [seen_unit_row(view, u, names) for u in view.foreign_units]
+    enemies += [f"camp #{c.id} {names.get(c.owner, c.owner)} {tile((c.q, c.r))}"
+                + (f" {f1(c.grain)} dan" if c.grain is not None else "")
+                + (" — in sight" if c.in_sight else f" — seen M{c.month}") for c in view.foreign_camps]
+    spies = [f"{s.role} in {s.city_name} #{s.city_id} since M{s.since}" for s in view.spies]
+    reports = [f"#{r.city_id} {r.name} (M{r.month}): {num(r.people)} people, walls {f1(r.walls)}/{f1(r.walls_max)}, "
+               f"militia {num(r.militia)}, garrison "
+               + (", ".join(f"{g.get('type')} {num(g.get('men'))}" for g in r.garrison) or "none")
+               + " — get_city for all" for r in view.reports]
+    camps = [f"camp #{c.id} {tile((c.q, c.r))} {f1(c.grain)}/{rd.CAMP_CAP} dan" for c in view.camps]
+    sites = [f"colonists #{u.id} at {tile((u.q, u.r))}: " + (site_line(s) if s else "no city can be founded here")
+             for u, s in data.colonist_sites]
+    sites += [site_line(s) for s in data.sites]
+    attention = attention_lines(view, figs, data.goal_review is not None)
+    output = f"production {num(figs.output)}/mo, army upkeep {f1(figs.upkeep)}/mo"
+    if figs.output > 0:
+        output += f" ({figs.upkeep_share:.0%} of it)"
+    return render_template(
+        "briefing.j2", v=view, d=data, headline=data.headline, status=status_lines(view), output=output,
+        city_rows=city_rows, unchanged=unchanged, troops=troops, others=others, generals=generals,
+        enemies=enemies, spies=spies, reports=reports, camps=camps, sites=sites,
+        military=military_lines(view), landmarks=data.landmarks, attention=attention,
+        results=results_lines(data.results), full_rows=data.full_rows,
+        months_left=max(0, data.last_month - view.month),
+    )
+
+
+# =============================================================================================================
+# get_city
+# =============================================================================================================
+
+
+def _build_options(city: OwnCity, fig: CityFigures, free: dict[str, list[Tile]]) -> list[str]:
+    """Every item the city could queue now, with its price and months at the current rate (TOOLS-120)."""
+    from kingdoms.engine import economy as eco
+
+    has = set(city.buildings)
+    imps = {i["kind"] for i in city.improvements}
+    lines = []
+    for b, cost in rd.BUILDINGS.items():
+        if b in has:
+            continue
+        if b == "walls" and "palisade" not in has:
+            note = " (needs the palisade first, or queue palisade,walls)"
+        else:
+            note = ""
+        m = months_to_finish(cost, fig.available)
+        lines.append(f"{b} {cost} prod, {m if m is not None else '-'} mo{note}")
+    for kind, cost in rd.IMPROVEMENTS.items():
+        if kind in rd.UNIQUE_IMPROVEMENTS and kind in imps:
+            continue
+        sites = free.get(kind) or []
+        if not sites:
+            continue
+        m = months_to_finish(cost, fig.available)
+        lines.append(f"{kind} {cost} prod, {m if m is not None else '-'} mo; sites "
+                     + " ".join(f"{kind}@{t[0]},{t[1]}" for t in sites[:4]) + (" ..." if len(sites) > 4 else ""))
+    cap = rd.drill_cap(city.people)
+    for name in rd.FIGHTING_TYPES:
+        spec = rd.UNITS[name]
+        if spec.requires and spec.requires not in has and spec.requires not in imps:
+            lines.append(f"{name}: needs a {spec.requires}")
+            continue
+        batch = int(min(cap, 1000 if name != "catapult" else 100 * max(1, int(cap // 100))))
+        price = eco.item_price(name, 1000)
+        m = months_to_finish(price, fig.available)
+        lines.append(f"{name} {f1(price)} prod per 1,000 men ({spec.requires or 'no building'}); drill cap "
+                     f"{num(cap)}/mo; 1,000 men in {m if m is not None else '-'} mo" if name != "catapult" else
+                     f"catapult {f1(price)} prod per 1,000 crew (100 crew = 1 engine); {batch} crew a month at most")
+    for name in ("colonists", "scout", "spy"):
+        price = eco.item_price(name)
+        m = months_to_finish(price, fig.available)
+        if name == "colonists":
+            m = None if m is None else max(m, rd.COLONIST_MIN_MONTHS)
+            lines.append(f"colonists {f1(price)} prod + {num(rd.COLONIST_PEOPLE)} people + {rd.COLONIST_GRAIN} dan, "
+                         f"{m if m is not None else '-'} mo (at least {rd.COLONIST_MIN_MONTHS})")
+        else:
+            lines.append(f"{name} {f1(price)} prod, {m if m is not None else '-'} mo")
+    return lines
+
+
+def own_city_text(state: GameState, view: KingdomView, city: OwnCity, fig: CityFigures) -> str:
+    """get_city for an own city: the full row, each focus, worked tiles, queue, improvements, options."""
+    from kingdoms.engine import economy as eco
+
+    real = state.cities[city.id]
+    free = {kind: eco.free_sites(state, real, kind) for kind in rd.IMPROVEMENTS}
+    queue = []
+    for n, e in enumerate(city.queue):
+        item = e["item"] + (f":{num(e['men'])}" if e.get("men") else "") + (
+            f"@{e['tile'][0]},{e['tile'][1]}" if e.get("tile") else "")
+        queue.append(f"{n + 1}. {item}" + (f" (paid {f1(e.get('paid') or 0)})" if e.get("paid") else ""))
+    look = fig.outlook
+    focus_rows = []
+    for focus in rd.FOCUSES:
+        o = fig.by_focus[focus]
+        mark = " (now)" if focus == city.focus else ""
+        focus_rows.append(f"{focus}{mark}: production {o.production}/mo, harvest {f1(o.harvest)}, grain {signed(o.net)}/mo, "
+                          f"people +{num(o.growth)}/mo, works {', '.join(tile(t) for t in o.worked) or 'centre only'}")
+    units = {u.id: u for u in view.units}
+    city_names = {c.id: c.name for c in view.cities}
+    here = [troop_row(view, units[uid], city_names) for uid in city.garrison if uid in units]
+    generals = [general_row(view, g, city_names) for g in view.generals if g.city_id == city.id]
+    return render_template(
+        "city.j2", c=city, row=city_row_full(view, city, fig), focus_rows=focus_rows, queue=queue,
+        improvements=[f"{i['kind']} {tile((i['q'], i['r']))}" for i in city.improvements],
+        free={k: " ".join(tile(t) for t in v[:8]) for k, v in free.items() if v},
+        options=_build_options(city, fig, free), here=here, generals=generals, look=look, fig=fig,
+        waiting=(fig.head.waiting if fig.head else None), water=look.water, reach=look.reach,
+        size_bonus=f"{look.size_bonus:.2f}", harvest_mult=f"{look.harvest_multiplier:.2f}",
+        drill=num(look.drill_cap), counter_spies=city.counter_spies,
+    )
+
+
+def rival_city_text(view: KingdomView, city: SeenCity) -> str:
+    """get_city for a city not ours: what the view knows and the latest spy report."""
+    names = kingdom_names(view)
+    rep = view.report(city.id)
+    report_lines: list[str] = []
+    if rep is not None:
+        report_lines = [
+            f"people {num(rep.people)}, focus {rep.focus}, production {rep.production if rep.production is not None else '?'}/mo",
+            f"grain {f1(rep.grain)}" + (f"/{rep.granary_cap}" if rep.granary_cap else "")
+            + f", walls {f1(rep.walls)}/{f1(rep.walls_max)}, militia {num(rep.militia)}, counter-spies {rep.counter_spies}",
+            "buildings: " + (", ".join(rep.buildings) or "none") + "; improvements: "
+            + (", ".join(rep.improvements) or "none"),
+            "queue: " + (", ".join(str(q.get("item")) + (f":{num(q.get('men'))}" if q.get("men") else "")
+                                   for q in rep.queue) or "empty"),
+            "garrison: " + ("; ".join(_report_unit(g) for g in rep.garrison) or "none"),
+        ]
+        if rep.civilians:
+            report_lines.append("also inside: " + "; ".join(_report_unit(g) for g in rep.civilians))
+    return render_template("rival_city.j2", c=city, row=seen_city_row(view, city, names),
+                           owner=names.get(city.owner, city.owner), war=at_war(view, city.owner), rep=rep,
+                           report_lines=report_lines)
+
+
+def _report_unit(g: dict[str, Any]) -> str:
+    bits = [f"#{g.get('id')}" if g.get("id") is not None else "", str(g.get("type", "")), num(g.get("men"))]
+    for key in ("morale", "hunger"):
+        if g.get(key) is not None:
+            bits.append(f"{key} {f1(g[key])}")
+    if g.get("general"):
+        bits.append(f"Gen. {g['general']}")
+    return " ".join(b for b in bits if b)
+
+
+# =============================================================================================================
+# get_map, inspect_tile, get_sites
+# =============================================================================================================
+
+
+def _initial(name: str, taken: set[str]) -> str:
+    for ch in name.upper():
+        if ch.isalpha() and ch not in taken and ch not in "GPFHM":
+            return ch
+    for ch in "ABCDEIJKLNOQRSTUVWXYZ":
+        if ch not in taken:
+            return ch
+    return "?"
+
+
+def map_text(view: KingdomView, center: Tile | None = None, radius: int | None = None) -> str:
+    """A text map of explored tiles: two characters a tile (terrain, then a marker), odd rows shifted half a tile."""
+    names = kingdom_names(view)
+    taken: set[str] = {"R", "B"}
+    marks_of: dict[str, str] = {}
+    for k in view.kingdoms:
+        if k.id == view.kingdom:
+            continue
+        marks_of[k.id] = _initial(k.name, taken)
+        taken.add(marks_of[k.id])
+    marker: dict[Tile, str] = {}
+    listing: list[str] = []
+
+    def inside(t: Tile) -> bool:
+        return center is None or radius is None or distance(center, t) <= radius
+
+    for u in view.foreign_units:
+        if inside((u.q, u.r)):
+            spec = rd.UNITS.get(u.type)
+            marker[(u.q, u.r)] = "x" if spec is not None and spec.fighting else "v"
+    for c in view.foreign_camps:
+        marker.setdefault((c.q, c.r), "k")
+    for c in view.camps:
+        marker.setdefault((c.q, c.r), "c")
+    for u in view.units:
+        marker[(u.q, u.r)] = "+" if rd.UNITS[u.type].fighting else "o"
+    for c in view.foreign_cities:
+        marker[(c.q, c.r)] = "R" if c.ruin else ("B" if c.owner == rd.BANDITS else marks_of.get(c.owner, "?"))
+    for c in view.cities:
+        marker[(c.q, c.r)] = "*"
+    rows = []
+    mk = masks(view)
+    if center is not None and radius is not None:
+        r0, r1 = max(0, center[1] - radius), min(view.height - 1, center[1] + radius)
+    else:
+        r0, r1 = 0, view.height - 1
+    for r in range(r0, r1 + 1):
+        cells = []
+        first_q = None
+        for c in range(view.width):
+            q = c - (r - (r & 1)) // 2
+            i = r * view.width + c
+            t = (q, r)
+            if not inside(t):
+                cells.append("  ")
+                continue
+            if first_q is None:
+                first_q = q
+            if not mk.explored[i]:
+                cells.append("  ")
+                continue
+            cells.append(view.terrain_rows[r][c] + marker.get(t, " "))
+        body = ("".join(cells)).rstrip()
+        if not body.strip():
+            continue
+        lead = " " if r & 1 else ""
+        # the first printed column's q, so a reader can count across the row
+        start_c = next(c for c in range(view.width) if inside((c - (r - (r & 1)) // 2, r)))
+        q_start = start_c - (r - (r & 1)) // 2
+        rows.append(f"r{r:>3} q{q_start:>4}| {lead}{body[2 * start_c:]}")
+    for c in view.cities:
+        if inside((c.q, c.r)):
+            listing.append(f"* #{c.id} {c.name} {tile((c.q, c.r))} (yours)")
+    for c in view.foreign_cities:
+        if inside((c.q, c.r)):
+            listing.append(f"{marker[(c.q, c.r)]} #{c.id} {c.name} {tile((c.q, c.r))} ({names.get(c.owner, c.owner)})")
+    for u in view.units:
+        if inside((u.q, u.r)):
+            size = f" {num(u.men)}" if u.men else ""
+            listing.append(f"{'+' if rd.UNITS[u.type].fighting else 'o'} #{u.id} {u.type}{size} {tile((u.q, u.r))}")
+    for u in view.foreign_units:
+        if inside((u.q, u.r)):
+            size = f" {num(u.men)}" if u.men is not None else (f" {u.size}" if u.size else "")
+            when = "" if u.in_sight else f" seen M{u.month}"
+            listing.append(f"{marker.get((u.q, u.r), 'x')} #{u.id} {names.get(u.owner, u.owner)} {u.type}{size} "
+                           f"{tile((u.q, u.r))}{when}")
+    legend_kingdoms = ", ".join(f"{m} {names.get(k, k)} city" for k, m in marks_of.items())
+    return render_template("map.j2", v=view, rows=rows, listing=listing, center=center, radius=radius,
+                           legend_kingdoms=legend_kingdoms)
+
+
+def tile_text(state: GameState, view: KingdomView, tv: TileView) -> str:
+    """inspect_tile: terrain, yields, defence, holder, units, landmark, and whether a city can stand there."""
+    names = kingdom_names(view)
+    q, r = tv.q, tv.r
+    if not tv.explored:
+        return (f"Tile {tile((q, r))}: " + ("off the map." if _index(view, q, r) < 0 else
+                                           "unexplored — send a scout or a troop within sight of it."))
+    t = next(x for x in rd.TERRAINS if x.name == tv.terrain)
+    food = t.food + (rd.RIVER_FOOD_BONUS if tv.river else 0)
+    move = "impassable" if t.move is None else (
+        "river crossing: one move from bank to far bank, cannot stop here" if tv.river and not tv.bridge
+        else f"{t.move} move{'s' if t.move > 1 else ''}")
+    lines = [f"Tile {tile((q, r))}: {t.name}{' with a river' if tv.river else ''}{' and an old bridge' if tv.bridge else ''}"
+             f" — food {food}, production {t.prod}, {move}, defence +{int(t.defence * 100)}%"]
+    if tv.landmark:
+        lines.append(f"Landmark: {tv.landmark}")
+    own = {c.id: c for c in view.cities}
+    if not tv.visible:
+        lines.append("Not in sight now: who holds it and what stands there is unknown.")
+    elif tv.city_id is not None and tv.city_id in own:
+        c = own[tv.city_id]
+        lines.append(f"Land of your city #{c.id} {c.name}" + (" (its centre)" if (c.q, c.r) == (q, r) else ""))
+        imp = next((i for i in c.improvements if (i["q"], i["r"]) == (q, r)), None)
+        if imp:
+            lines.append(f"Improvement: {imp['kind']}")
+    elif tv.holder is not None:
+        known = view.city(tv.city_id) if tv.city_id is not None else None
+        cname = f" (city #{known.id} {known.name})" if known is not None else ""
+        lines.append(f"Land of {names.get(tv.holder, tv.holder)}{cname}")
+    else:
+        lines.append("Unclaimed land" if t.code not in (rd.W,) else "Open water")
+    units = []
+    for uid in tv.units:
+        u = view.unit(uid)
+        if isinstance(u, OwnUnit):
+            units.append(f"your #{u.id} {u.type}" + (f" {num(u.men)}" if u.men else ""))
+        elif isinstance(u, SeenUnit):
+            size = f" {num(u.men)} men" if u.men is not None else (f" {u.size}" if u.size else "")
+            units.append(f"#{u.id} {names.get(u.owner, u.owner)} {u.type}{size}")
+    for c in view.foreign_cities:
+        if (c.q, c.r) == (q, r):
+            lines.append("City: " + seen_city_row(view, c, names))
+    if units:
+        lines.append("Units: " + "; ".join(units))
+    elif tv.visible:
+        lines.append("Units: none seen")
+    believed = believed_state(state, view)
+    site = site_for(believed, view, q, r)
+    if site is not None:
+        lines.append("A city can be founded here (as far as you can see): " + site_line(site))
+    else:
+        lines.append("No city can be founded here" + (
+            " (mountain or water)" if t.code in (rd.M, rd.W) else
+            " (a city or city land on or beside it, or the Ruin)" if tv.visible else " as far as you know"))
+    return "\n".join(lines)
+
+
+def sites_text(state: GameState, view: KingdomView, limit: int) -> str:
+    sites = known_sites(state, view, limit=limit)
+    return render_template("sites.j2", v=view, lines=[site_line(s) for s in sites], limit=limit)
