@@ -35,7 +35,7 @@ from kingdoms.views.kingdom_view import KingdomView, OwnCity, OwnUnit, SeenCity,
 TEMPLATE_DIR = Path(__file__).resolve().parents[2] / "briefing_templates"
 
 #: Event kinds that are battles or blows (listed first among last month's events).
-BATTLE_KINDS = ("battle", "assault", "siege", "volley", "city_attacked", "bandit_strike", "towers", "rout",
+BATTLE_KINDS = ("field", "battle", "assault", "siege", "volley", "city_attacked", "bandit_strike", "towers", "rout",
                 "pillage", "pillaged", "city_captured", "city_taken", "city_lost", "kingdom_eliminated", "war",
                 "sabotage", "camp_seized", "camp_burned", "wagon_captured", "general_defected", "troop_destroyed")
 #: Event kinds too routine to list when the briefing is short of room (they are counted instead).
@@ -47,7 +47,7 @@ ROUTINE_VERBS = ("move", "hold", "follow", "merge", "split", "set_production", "
 NOTICE_WORDS = ("merge", "ration", "short", "warning", "note:", "beyond", "hungry", "outlast", "cannot", "will not",
                 "blocked", "waits")
 MAX_EVENT_LINES = 24
-SITES_IN_BRIEFING = 4
+SITES_IN_BRIEFING = 3
 SITE_RADIUS = 7
 
 
@@ -327,8 +327,9 @@ def _alerts(view: KingdomView, city: OwnCity, fig: CityFigures, hits: list[str],
     enemies = [u for u in foreign if (u.q, u.r) in near]
     if enemies:
         men = sum(u.men or rd.SIZE_CLASS_RANGE.get(u.size or "small", (0, 0))[0] for u in enemies)
+        exact = all(u.men is not None for u in enemies)
         alerts.append(f"{len(enemies)} enemy troop{'s' if len(enemies) > 1 else ''} on or by its land "
-                      f"(~{num(men)}+ men)")
+                      f"({'' if exact else 'at least '}{num(men)} men)")
     look = fig.outlook
     if recent and float(last.get("short") or 0) > 0:
         alerts.append("went SHORT of grain")
@@ -367,6 +368,8 @@ def _garrison_text(view: KingdomView, city: OwnCity) -> str:
 def _walls_text(city: OwnCity) -> str:
     if city.walls_max <= 0 and city.walls <= 0:
         return "no walls"
+    if city.walls + 1e-9 >= city.walls_max:
+        return f"walls {f1(city.walls)}"
     return f"walls {f1(city.walls)}/{f1(city.walls_max)}"
 
 
@@ -379,7 +382,7 @@ def _growth_text(look: Any) -> str:
 def _building_text(city: OwnCity, fig: CityFigures) -> str:
     h = fig.head
     if h is None:
-        return f"queue EMPTY (store {f1(city.store)}/{f1(fig.store_cap)}, surplus to grain)"
+        return f"queue EMPTY (store {f1(city.store)}/{f1(fig.store_cap)})"
     what = h.item + (f":{num(h.men)}" if h.men and rd.UNITS.get(h.item) and rd.UNITS[h.item].fighting else "")
     if h.tile:
         what += f"@{h.tile[0]},{h.tile[1]}"
@@ -393,7 +396,7 @@ def _building_text(city: OwnCity, fig: CityFigures) -> str:
 def city_row_full(view: KingdomView, city: OwnCity, fig: CityFigures) -> str:
     """The full row (TOOLS-050)."""
     look = fig.outlook
-    nxt = f"next tile at {num(look.next_tile_people)} people" if look.next_tile_people else "no more land (91 tiles)"
+    nxt = f"next at {num(look.next_tile_people)} people" if look.next_tile_people else "no more land (91 tiles)"
     tags = []
     if city.is_capital:
         tags.append("capital")
@@ -405,7 +408,8 @@ def city_row_full(view: KingdomView, city: OwnCity, fig: CityFigures) -> str:
     tag = f" [{', '.join(tags)}]" if tags else ""
     grain = (f"grain {f1(city.grain)}/{fig.granary_cap} {signed(look.net)}/mo (in {f1(look.harvest)}, "
              f"people {f1(look.people_eat)}, troops {f1(look.troops_eat)})")
-    defence = f"{_garrison_text(view, city)} + militia {num(city.militia)}/{num(fig.militia_full)}, {_walls_text(city)}"
+    militia = num(city.militia) + (f"/{num(fig.militia_full)}" if city.militia + 0.5 < fig.militia_full else "")
+    defence = f"{_garrison_text(view, city)} + militia {militia}, {_walls_text(city)}"
     row = (f"#{city.id} {city.name} {tile((city.q, city.r))}{tag} — {num(city.people)} people "
            f"(land feeds {num(look.capacity)}; {_growth_text(look)}) · {look.land_tiles} land tiles, {nxt} · "
            f"{city.focus} · {_building_text(city, fig)} · {grain} · {defence}")
@@ -415,13 +419,13 @@ def city_row_full(view: KingdomView, city: OwnCity, fig: CityFigures) -> str:
 
 
 def focus_line(city: OwnCity, fig: CityFigures) -> str:
-    """Output and growth under each focus (CITY-070): production, net grain, people a month."""
+    """Output and growth under each focus (CITY-070): production, net grain and new people a month."""
     parts = []
     for focus in rd.FOCUSES:
         o = fig.by_focus[focus]
         mark = "*" if focus == city.focus else ""
-        parts.append(f"{focus}{mark} prod {o.production} grain {signed(o.net)} people +{num(o.growth)}")
-    return "focus/mo: " + " | ".join(parts)
+        parts.append(f"{focus}{mark} {o.production}/{signed(o.net)}/+{num(o.growth)}")
+    return " · ".join(parts)
 
 
 def city_row_short(view: KingdomView, city: OwnCity, fig: CityFigures) -> str:
@@ -461,10 +465,13 @@ def troop_row(view: KingdomView, u: OwnUnit, city_names: dict[int, str]) -> str:
         now = "no orders"
     if spec.fighting:
         months = u.rations / (u.men / 1000) if u.men > 0 else 0.0
-        hunger = f" · HUNGER {f1(u.hunger)}" if u.hunger > 0 else " · hunger 0"
+        morale = f" · morale {f1(u.morale)}" if u.morale < 99.95 else ""
+        hunger = f" · HUNGER {f1(u.hunger)}" if u.hunger > 0 else ""
+        rations = "" if (u.in_city is not None and months >= 1) else f" · rations {f1(months)} mo"
         gen = f" · Gen. {u.general} #{u.general_id}" if u.general else ""
-        return (f"#{u.id} {u.type} {num(u.men)} ({u.size}) {where} · L{u.level} XP {f1(u.xp)} · morale "
-                f"{f1(u.morale)}{hunger} · rations {f1(months)} mo{gen} · {now}")
+        xp = f" XP {f1(u.xp)}" if u.xp > 0 else ""
+        return (f"#{u.id} {u.type} {num(u.men)} ({u.size}) {where} · L{u.level}{xp}{morale}{hunger}"
+                f"{rations}{gen} · {now}")
     if u.type == "colonists":
         return f"#{u.id} colonists {num(u.men)} {where} · carry {f1(u.cargo)} dan · {now}"
     if u.type == "wagon":
@@ -475,8 +482,7 @@ def troop_row(view: KingdomView, u: OwnUnit, city_names: dict[int, str]) -> str:
 
 def general_effect(level: int) -> str:
     """What a general does at his level (GEN-120)."""
-    return (f"troop x{1 + rd.GENERAL_FIELD * level:.2g} in the field, "
-            f"x{1 + rd.GENERAL_CITY * level:.3g} as garrison of its city")
+    return f"x{1 + rd.GENERAL_FIELD * level:.2g} field, x{1 + rd.GENERAL_CITY * level:.3g} holding a city"
 
 
 def general_row(view: KingdomView, g: Any, city_names: dict[int, str]) -> str:
@@ -495,9 +501,9 @@ def seen_unit_row(view: KingdomView, u: SeenUnit, names: dict[str, str]) -> str:
     who = names.get(u.owner, u.owner)
     size = f"{num(u.men)} men" if u.men is not None else (u.size or "")
     war = "" if at_war(view, u.owner) else " (at peace)"
-    when = "in sight" if u.in_sight else f"seen M{u.month}"
+    when = "now" if u.in_sight else f"seen M{u.month}"
     cargo = f", {f1(u.cargo)} dan" if u.cargo is not None else ""
-    return f"#{u.id} {who}{war} {u.type} {size}{cargo} {tile((u.q, u.r))} — {when}".replace("  ", " ")
+    return f"#{u.id} {who}{war} {u.type} {size}{cargo} {tile((u.q, u.r))} ({when})".replace("  ", " ")
 
 
 def seen_city_row(view: KingdomView, c: SeenCity, names: dict[str, str]) -> str:
@@ -515,8 +521,8 @@ def seen_city_row(view: KingdomView, c: SeenCity, names: dict[str, str]) -> str:
         bits.append("no troops seen")
     if c.garrison:
         bits.append("spied: " + ", ".join(f"#{g.id} {g.type} {num(g.men)}" for g in c.garrison))
-    when = "in sight" if c.in_sight else f"seen M{c.month}"
-    return f"#{c.id} {c.name} ({who}) {tile((c.q, c.r))}: {', '.join(bits) or 'no details'} — {when}"
+    when = "now" if c.in_sight else f"seen M{c.month}"
+    return f"#{c.id} {c.name} ({who}) {tile((c.q, c.r))}: {', '.join(bits) or 'no details'} ({when})"
 
 
 # =============================================================================================================
@@ -607,8 +613,8 @@ def known_sites(state: GameState, view: KingdomView, *, near: Iterable[Tile] | N
 
 def site_line(s: Site) -> str:
     dist = f", {s.distance} from {s.from_name}" if s.distance is not None else ""
-    return (f"{tile(s.tile)} {s.water}{dist}: at founding grain {signed(s.grain_found)} prod {s.prod_found}; "
-            f"full land grain {signed(s.grain_full)} prod {s.prod_full}; feeds {num(s.feeds)} ({s.land} land tiles)")
+    return (f"{tile(s.tile)} {s.water}{dist}: grain {signed(s.grain_found)} prod {s.prod_found} at founding, "
+            f"{signed(s.grain_full)}/{s.prod_full} with all {s.land} land tiles; feeds {num(s.feeds)}")
 
 
 # =============================================================================================================
@@ -626,7 +632,16 @@ class MonthResults:
 
 
 def _verb(text: str) -> str:
-    return text.split(" ", 1)[0] if text else ""
+    """The verb of an order as given: the first word, or the "action" of a JSON object."""
+    text = (text or "").strip()
+    if text.startswith("{"):
+        try:
+            import json
+
+            return str(json.loads(text).get("action") or json.loads(text).get("verb") or "")
+        except (ValueError, AttributeError):
+            return ""
+    return text.split(" ", 1)[0].lower() if text else ""
 
 
 def results_lines(results: list[MonthResults], *, max_events: int = MAX_EVENT_LINES) -> list[str]:
@@ -634,6 +649,7 @@ def results_lines(results: list[MonthResults], *, max_events: int = MAX_EVENT_LI
     lines: list[str] = []
     for res in results:
         tag = f"M{res.month}"
+        etag = f"{tag} " if len(results) > 1 else ""
         ok = [o for o in res.outcomes if o.get("ok")]
         bad = [o for o in res.outcomes if not o.get("ok")]
         if res.outcomes:
@@ -652,9 +668,9 @@ def results_lines(results: list[MonthResults], *, max_events: int = MAX_EVENT_LI
         routine = [e for e in others if e.get("kind") in ROUTINE_KINDS]
         notable = [e for e in others if e.get("kind") not in ROUTINE_KINDS]
         shown = battles + notable + routine
-        room = max_events
+        room = max(6, max_events // max(1, len(results)))
         for e in shown[:room]:
-            lines.append(f"  {tag} {e.get('text', '')}")
+            lines.append(f"  {etag}{e.get('text', '')}")
         if len(shown) > room:
             lines.append(f"  ... {len(shown) - room} more events of {tag} (get_history has every reply)")
     return lines
@@ -687,10 +703,10 @@ def strike_threats(view: KingdomView) -> list[tuple[SeenUnit, OwnUnit]]:
         if not e.in_sight or spec is None or not spec.fighting or not at_war(view, e.owner):
             continue
         reach = spec.moves + max(1, spec.range)
-        for u in view.units:
-            if distance((e.q, e.r), (u.q, u.r)) <= reach:
-                out.append((e, u))
-                break
+        near = [(distance((e.q, e.r), (u.q, u.r)), u.id, u) for u in view.units
+                if distance((e.q, e.r), (u.q, u.r)) <= reach]
+        if near:
+            out.append((e, min(near, key=lambda x: (x[0], x[1]))[2]))
     return out
 
 
@@ -698,13 +714,16 @@ def attention_lines(view: KingdomView, figs: OwnFigures, goal_review: bool) -> l
     """What needs the ruler this month, most urgent first."""
     lines: list[str] = []
     names = kingdom_names(view)
-    for c in view.cities:
-        fig = figs.cities.get(c.id)
-        if fig and fig.alerts:
-            lines.append(f"ALERT #{c.id} {c.name}: {'; '.join(fig.alerts)}")
+    alerted = [f"#{c.id} {c.name}" for c in view.cities if figs.cities.get(c.id) and figs.cities[c.id].alerts]
+    if alerted:
+        lines.append("ALERT in " + ", ".join(alerted))
+    if figs.upkeep > figs.output + 1e-9:
+        gap = figs.upkeep - figs.output
+        lines.append(f"UPKEEP {f1(figs.upkeep)} exceeds your production {figs.output}: no city builds and about "
+                     f"{num(gap * 1000)} soldiers desert each month — disband troops or grow production")
     for e, u in strike_threats(view):
-        size = num(e.men) + " men" if e.men is not None else (e.size or "")
-        lines.append(f"enemy {names.get(e.owner, e.owner)} {e.type} #{e.id} {size} at {tile((e.q, e.r))} can reach "
+        size = num(e.men) if e.men is not None else (e.size or "?")
+        lines.append(f"{names.get(e.owner, e.owner)} {e.type} #{e.id} ({size}) at {tile((e.q, e.r))} can reach "
                      f"your #{u.id} {u.type} {tile((u.q, u.r))}")
     for u in view.units:
         if u.hunger > 0:
@@ -716,11 +735,7 @@ def attention_lines(view: KingdomView, figs: OwnFigures, goal_review: bool) -> l
         lines.append("without orders: " + ", ".join(f"#{u.id} {u.type} {tile((u.q, u.r))}" for u in idle))
     empty = [c for c in view.cities if not c.queue]
     if empty:
-        lines.append("queue EMPTY: " + ", ".join(f"#{c.id} {c.name}" for c in empty)
-                     + " (set_production city=ID queue=...)")
-    for g in view.generals:
-        if g.unit_id is None and g.city_id is not None:
-            lines.append(f"general {g.name} #{g.id} waits for a troop: assign_general general={g.id} unit=ID")
+        lines.append("queue EMPTY: " + ", ".join(f"#{c.id} {c.name}" for c in empty))
     if goal_review:
         lines.append("GOAL REVIEW due: set goal in your next issue_orders")
     return lines
@@ -771,11 +786,13 @@ class BriefingInput:
     last_month: int = rd.LAST_MONTH
     waiting_for: list[str] = field(default_factory=list)
     landmarks: list[str] = field(default_factory=list)
+    over: bool = False  # the game is over for this kingdom: nothing needs its attention any more
 
 
 def status_lines(view: KingdomView) -> list[str]:
     names = kingdom_names(view)
-    caps = " · ".join(f"{k.name} {k.captures}" + (" (fallen)" if k.eliminated else "") for k in view.kingdoms)
+    caps = " · ".join(f"{k.name}{' (you)' if k.id == view.kingdom else ''} {k.captures}"
+                      + (" (fallen)" if k.eliminated else "") for k in view.kingdoms)
     lead = view.lead or {}
     if lead.get("kingdom"):
         who = names.get(lead["kingdom"], lead["kingdom"])
@@ -788,7 +805,10 @@ def status_lines(view: KingdomView) -> list[str]:
         holder = "you" if ru.holder == view.kingdom else names.get(ru.holder, ru.holder)
         lines.append(f"The Ruin: {ru.name} #{ru.city_id} {tile((ru.q, ru.r))}, held by {holder}")
     if view.wars:
-        lines.append("Wars: " + "; ".join(f"{names.get(a, a)} vs {names.get(b, b)}" for a, b in view.wars))
+        mine = [b if a == view.kingdom else a for a, b in view.wars if view.kingdom in (a, b)]
+        others = [f"{names.get(a, a)} vs {names.get(b, b)}" for a, b in view.wars if view.kingdom not in (a, b)]
+        parts = ([f"you vs {', '.join(names.get(k, k) for k in mine)}"] if mine else []) + others
+        lines.append("Wars: " + "; ".join(parts) + ("" if mine else " (you are at peace with everyone)"))
     else:
         lines.append("Wars: none (everyone at peace; declare_war or an attack with surprise starts one)")
     return lines
@@ -837,21 +857,30 @@ def briefing(view: KingdomView, data: BriefingInput) -> str:
     troops = [troop_row(view, u, city_names) for u in view.units if rd.UNITS[u.type].fighting]
     others = [troop_row(view, u, city_names) for u in view.units if not rd.UNITS[u.type].fighting]
     generals = [general_row(view, g, city_names) for g in view.generals]
-    enemies = [seen_city_row(view, c, names) for c in view.foreign_cities if not c.ruin or c.in_sight]
+    enemies = []
+    for c in view.foreign_cities:
+        if c.ruin and not c.in_sight:
+            continue
+        row = seen_city_row(view, c, names)
+        rep = view.report(c.id)
+        if rep is not None:
+            row += f"; spy report M{rep.month}: {num(rep.people)} people, militia {num(rep.militia)} (get_city {c.id})"
+        enemies.append(row)
     enemies += [seen_unit_row(view, u, names) for u in view.foreign_units]
     enemies += [f"camp #{c.id} {names.get(c.owner, c.owner)} {tile((c.q, c.r))}"
                 + (f" {f1(c.grain)} dan" if c.grain is not None else "")
-                + (" — in sight" if c.in_sight else f" — seen M{c.month}") for c in view.foreign_camps]
-    spies = [f"{s.role} in {s.city_name} #{s.city_id} since M{s.since}" for s in view.spies]
-    reports = [f"#{r.city_id} {r.name} (M{r.month}): {num(r.people)} people, walls {f1(r.walls)}/{f1(r.walls_max)}, "
-               f"militia {num(r.militia)}, garrison "
-               + (", ".join(f"{g.get('type')} {num(g.get('men'))}" for g in r.garrison) or "none")
-               + " — get_city for all" for r in view.reports]
+                + (" (now)" if c.in_sight else f" (seen M{c.month})") for c in view.foreign_camps]
+    shown = {c.id for c in view.foreign_cities}
+    spies = [f"{s.role} in {s.city_name} #{s.city_id} since M{s.since}" for s in view.spies
+             if s.role != "spy" or s.city_id not in shown]
+    reports = [f"#{r.city_id} {r.name} (M{r.month}): {num(r.people)} people, walls {f1(r.walls)}, militia "
+               f"{num(r.militia)}, garrison " + (", ".join(_report_unit(g) for g in r.garrison) or "none")
+               for r in view.reports if r.city_id not in shown]
     camps = [f"camp #{c.id} {tile((c.q, c.r))} {f1(c.grain)}/{rd.CAMP_CAP} dan" for c in view.camps]
     sites = [f"colonists #{u.id} at {tile((u.q, u.r))}: " + (site_line(s) if s else "no city can be founded here")
              for u, s in data.colonist_sites]
     sites += [site_line(s) for s in data.sites]
-    attention = attention_lines(view, figs, data.goal_review is not None)
+    attention = [] if data.over else attention_lines(view, figs, data.goal_review is not None)
     output = f"production {num(figs.output)}/mo, army upkeep {f1(figs.upkeep)}/mo"
     if figs.output > 0:
         output += f" ({figs.upkeep_share:.0%} of it)"
@@ -861,6 +890,8 @@ def briefing(view: KingdomView, data: BriefingInput) -> str:
         enemies=enemies, spies=spies, reports=reports, camps=camps, sites=sites,
         military=military_lines(view), landmarks=data.landmarks, attention=attention,
         results=results_lines(data.results), full_rows=data.full_rows,
+        results_title=("LAST MONTH" if len(data.results) <= 1 else
+                       f"SINCE YOUR LAST BRIEFING (months {data.results[0].month}-{data.results[-1].month})"),
         months_left=max(0, data.last_month - view.month),
     )
 
@@ -976,12 +1007,19 @@ def rival_city_text(view: KingdomView, city: SeenCity) -> str:
 
 
 def _report_unit(g: dict[str, Any]) -> str:
-    bits = [f"#{g.get('id')}" if g.get("id") is not None else "", str(g.get("type", "")), num(g.get("men"))]
+    bits = [f"#{g.get('id')}" if g.get("id") is not None else "", str(g.get("type", ""))]
+    if g.get("men"):
+        bits.append(num(g.get("men")))
+    if g.get("level") is not None:
+        bits.append(f"L{g['level']}")
     for key in ("morale", "hunger"):
         if g.get(key) is not None:
             bits.append(f"{key} {f1(g[key])}")
+    if g.get("cargo"):
+        bits.append(f"{f1(g['cargo'])} dan")
     if g.get("general"):
-        bits.append(f"Gen. {g['general']}")
+        lvl = f" L{g['general_level']}" if g.get("general_level") else ""
+        bits.append(f"Gen. {g['general']}{lvl}")
     return " ".join(b for b in bits if b)
 
 
@@ -1030,36 +1068,33 @@ def map_text(view: KingdomView, center: Tile | None = None, radius: int | None =
         marker[(c.q, c.r)] = "R" if c.ruin else ("B" if c.owner == rd.BANDITS else marks_of.get(c.owner, "?"))
     for c in view.cities:
         marker[(c.q, c.r)] = "*"
-    rows = []
     mk = masks(view)
     if center is not None and radius is not None:
         r0, r1 = max(0, center[1] - radius), min(view.height - 1, center[1] + radius)
     else:
         r0, r1 = 0, view.height - 1
+    grid: dict[int, list[str]] = {}
+    used: list[int] = []
     for r in range(r0, r1 + 1):
         cells = []
-        first_q = None
         for c in range(view.width):
-            q = c - (r - (r & 1)) // 2
+            t = (c - (r - (r & 1)) // 2, r)
             i = r * view.width + c
-            t = (q, r)
-            if not inside(t):
+            if inside(t) and mk.explored[i]:
+                cells.append(view.terrain_rows[r][c] + marker.get(t, " "))
+                used.append(c)
+            else:
                 cells.append("  ")
+        grid[r] = cells
+    rows = []
+    if used:
+        c0, c1 = min(used), max(used)
+        for r, cells in grid.items():
+            body = "".join(cells[c0:c1 + 1]).rstrip()
+            if not body.strip():
                 continue
-            if first_q is None:
-                first_q = q
-            if not mk.explored[i]:
-                cells.append("  ")
-                continue
-            cells.append(view.terrain_rows[r][c] + marker.get(t, " "))
-        body = ("".join(cells)).rstrip()
-        if not body.strip():
-            continue
-        lead = " " if r & 1 else ""
-        # the first printed column's q, so a reader can count across the row
-        start_c = next(c for c in range(view.width) if inside((c - (r - (r & 1)) // 2, r)))
-        q_start = start_c - (r - (r & 1)) // 2
-        rows.append(f"r{r:>3} q{q_start:>4}| {lead}{body[2 * start_c:]}")
+            lead = " " if r & 1 else ""
+            rows.append(f"r{r:>3} q{c0 - (r - (r & 1)) // 2:>4}| {lead}{body}")
     for c in view.cities:
         if inside((c.q, c.r)):
             listing.append(f"* #{c.id} {c.name} {tile((c.q, c.r))} (yours)")
