@@ -70,9 +70,13 @@ class MonthContext:
         self.ordered: set[int] = set()  # units given a new order this month (TURN-120)
         self.cities_attacked: set[int] = set()  # cities assaulted or shot at (SIEGE-140)
         self.shot_at_city: dict[int, set[int]] = {}  # city id -> units that shot at it (SIEGE-100)
+        self.blockaded: set[int] = set()  # cities under blockade this month (SIEGE-150), set before production
+        self.captured: set[int] = set()  # cities that changed hands this month (CONQ-050: no unrest that month)
         self.sabotaged: set[int] = set()  # cities sabotaged this month (INTEL-170)
         self.fed: dict[int, float] = {}  # dan each unit has eaten this month, from any source (SUPPLY)
         self.acting: str | None = None  # kingdom whose orders are running
+        #: where each unit stood when the month began: an attack aims at what stood on its tile (COMBAT-320)
+        self.start_tiles: dict[int, tuple[int, int]] = {u.id: (u.q, u.r) for u in state.units.values()}
         self._rngs: dict[str, np.random.Generator] = {}
 
     def rng(self, purpose: str) -> np.random.Generator:

@@ -1,10 +1,18 @@
-"""War and peace between kingdoms: declare_war (DIPLO-010..130)."""
+"""War and peace between kingdoms: declare_war, closed land at peace and border expulsion (DIPLO-010..130).
+
+At peace each kingdom's land (every tile its cities own) and its army camps are closed to the other's troops,
+wagons and colonists; scouts and spies cross freely (DIPLO-020). `closed_by` answers whether a tile is closed
+to a kingdom (movement uses it to stop marches, DIPLO-030); the "borders" phase moves units left on closed
+land to the nearest free tile outside it (DIPLO-040, OPEN-76).
+"""
 
 from __future__ import annotations
 
+from kingdoms import ruledata as rd
 from kingdoms.engine.context import MonthContext, OrderFailed
-from kingdoms.engine.registry import verb
-from kingdoms.state import GameState
+from kingdoms.engine.registry import phase, verb
+from kingdoms.hexgrid import Tile, distance, fmt_tile
+from kingdoms.state import GameState, Unit
 
 
 def resolve_kingdom(state: GameState, name: str) -> str | None:
@@ -48,3 +56,123 @@ def run_declare_war(ctx: MonthContext, kingdom: str, order) -> str:
         return f"already at war with {ctx.state.kingdoms[target].name}"
     start_war(ctx, kingdom, target, "declares war on")
     return f"war declared on {ctx.state.kingdoms[target].name}"
+
+
+# --- closed land at peace (DIPLO-020..040) ----------------------------------------------------------------
+
+
+def closed_by(state: GameState, kingdom: str, q: int, r: int) -> str | None:
+    """The kingdom whose land or camp on (q, r) is closed to `kingdom` (at peace with it), else None (DIPLO-020).
+
+    Bandit land is never closed (bandits are at war with everyone); a kingdom's own land is open to it.
+    """
+    for holder in _holders(state, q, r):
+        if holder != kingdom and holder in state.kingdoms and not state.at_war(kingdom, holder):
+            return holder
+    return None
+
+
+def _holders(state: GameState, q: int, r: int) -> list[str]:
+    """Kingdoms (or bandits) holding (q, r): the owner of the city whose land it is, and of a camp on it."""
+    out: list[str] = []
+    city = state.tile_owner_city(q, r)
+    if city is not None:
+        out.append(city.owner)
+    out.extend(c.owner for c in state.camps.values() if (c.q, c.r) == (q, r))
+    return out
+
+
+def crosses_borders(unit: Unit) -> bool:
+    """Scouts and spies may cross closed borders; troops, wagons and colonists may not (DIPLO-020, INTEL-210)."""
+    return unit.spec.kind == "agent"
+
+
+def _slot(unit: Unit) -> str:
+    """Which stacking slot a unit takes on a tile (MOVE-110): troop, siege train, civilian, or none (agents)."""
+    if unit.spec.kind == "agent":
+        return "agent"
+    if unit.type == "catapult":
+        return "siege"
+    return "troop" if unit.spec.fighting else "civilian"
+
+
+def _free_for(state: GameState, unit: Unit, i: int) -> bool:
+    """Can `unit` stand on flat index i: passable, open to it, no foreign unit or city, its slot free."""
+    gm = state.map
+    if gm.move_cost[i] <= 0 or (gm.is_crossing(i) and unit.type != "colonists"):
+        return False
+    q, r = gm.tile(i)
+    if closed_by(state, unit.owner, q, r) is not None:
+        return False
+    city = state.city_at(q, r)
+    if city is not None and city.owner != unit.owner:
+        return False
+    slot = _slot(unit)
+    for other in state.units_at(q, r):
+        if other.id == unit.id or other.spec.kind == "agent":
+            continue
+        if other.owner != unit.owner or _slot(other) == slot:
+            return False
+    return True
+
+
+def expulsion_tile(state: GameState, unit: Unit, closer: str) -> Tile | None:
+    """Nearest free tile outside the closed land, reached without crossing other closed land (OPEN-76).
+
+    Breadth-first over passable tiles from the unit, through `closer`'s land and open tiles; among the nearest
+    free tiles the one nearest a city of the unit's kingdom, then lowest r, then lowest q. None if there is none.
+    """
+    gm = state.map
+    start = gm.index(unit.q, unit.r)
+    own_cities = [c.tile for c in state.cities.values() if c.owner == unit.owner]
+    seen = {start}
+    frontier = [start]
+    while frontier:
+        found: list[Tile] = []
+        nxt: list[int] = []
+        for i in frontier:
+            for j in gm.nbr[i]:
+                j = int(j)
+                if j < 0 or j in seen or gm.move_cost[j] <= 0:
+                    continue
+                seen.add(j)
+                q, r = gm.tile(j)
+                holder = closed_by(state, unit.owner, q, r)
+                if holder is not None and holder != closer:
+                    continue
+                nxt.append(j)
+                if holder is None and _free_for(state, unit, j):
+                    found.append((q, r))
+        if found:
+            return min(found, key=lambda t: (min((distance(t, c) for c in own_cities), default=0), t[1], t[0]))
+        frontier = nxt
+    return None
+
+
+@phase("borders")
+def expel_from_closed_land(ctx: MonthContext) -> None:
+    """Units standing on land (or a camp) closed to them are moved to the nearest free tile outside (DIPLO-040)."""
+    state = ctx.state
+    for unit in sorted(state.units.values(), key=lambda u: u.id):
+        if crosses_borders(unit) or unit.owner not in state.kingdoms:
+            continue
+        closer = closed_by(state, unit.owner, unit.q, unit.r)
+        if closer is None:
+            continue
+        land = state.kingdoms[closer].name
+        dest = expulsion_tile(state, unit, closer)
+        if dest is None:
+            ctx.emit("border_stuck", f"#{unit.id} {unit.type} stands on land of {land}, with whom you are at peace, "
+                     f"and has no free tile outside it to go to.", [unit.owner], unit_id=unit.id)
+            continue
+        origin = unit.tile
+        unit.q, unit.r = dest
+        unit.fortified = False
+        ctx.emit("border_expelled", f"#{unit.id} {unit.type} was on land of {land}, closed to you at peace: it moves from "
+                 f"{fmt_tile(origin)} to {fmt_tile(dest)}, the nearest free tile outside.", [unit.owner],
+                 unit_id=unit.id, origin=list(origin), dest=list(dest))
+
+
+def at_war_with(state: GameState, kingdom: str) -> list[str]:
+    """Kingdoms `kingdom` is at war with, sorted (bandits not included)."""
+    return sorted(k for k in state.kingdoms if k != kingdom and k != rd.BANDITS and state.at_war(kingdom, k))

@@ -52,6 +52,7 @@ def found_city(state: GameState, owner: str, q: int, r: int, people: int, grain:
     city = City(id=state.new_id(), name=name, owner=owner, founder=founder if founder is not None else (
         owner if kd is not None else None), q=q, r=r, people=people, grain=float(grain), is_capital=capital,
         founded_month=state.month)
+    city.militia = float(rd.full_militia(people, capital, state.month))  # a new city's militia stands full (SIEGE-060)
     state.cities[city.id] = city
     for j in founding_ring(state, q, r):
         state.owner[j] = city.id

@@ -65,32 +65,120 @@ def _standing_order(data: dict) -> Any:
     return ORDER_ADAPTER.validate_python(data)
 
 
+@dataclass(slots=True)
+class _Item:
+    """One order in a kingdom's slot: a new order (`pos` >= 1) or a unit's standing order (`pos` 0)."""
+
+    pos: int
+    order: Any
+    units: tuple[int, ...]
+    waits: frozenset[int] = frozenset()
+
+
 def run_kingdom(ctx: MonthContext, kingdom: str, orders: list[Any]) -> None:
-    """A kingdom's slot in the month: its new orders in written order, then its standing orders."""
+    """A kingdom's slot in the month: its new orders in written order, then its standing orders.
+
+    Between different units the written order does not matter (TURN-100): an order a verb says `waits` for
+    other own units (a move onto a tile they stand on, a follow or merge for its target) runs once their
+    orders have run; one unit's orders keep their written order (TURN-080). Two orders waiting on each
+    other are resolved by the verb's `swap` (TURN-110), else the earlier runs first. A unit given a new
+    order (a split aside, TURN-140) runs no standing order this month (TURN-120).
+    """
     ctx.acting = kingdom
-    for pos, order in enumerate(orders, 1):
-        text = _describe(order)
-        try:
-            result = run_order(ctx, kingdom, order)
-            ctx.outcomes.append(OrderOutcome(kingdom, pos, text, True, result))
-        except OrderFailed as exc:
-            ctx.outcomes.append(OrderOutcome(kingdom, pos, text, False, exc.message, exc.code))
-    for unit in sorted(ctx.state.units.values(), key=lambda u: u.id):
-        if unit.owner != kingdom or unit.standing is None or unit.id in ctx.ordered:
-            continue
-        order = _standing_order(unit.standing)
-        rule = VERBS.get(order.action)
-        if rule is None:
-            unit.standing = None
-            continue
-        try:
-            result = rule.run(ctx, kingdom, order)
-            ctx.outcomes.append(OrderOutcome(kingdom, 0, _describe(order), True, f"standing: {result}"))
-        except OrderFailed as exc:
-            unit.standing = None
-            ctx.outcomes.append(OrderOutcome(kingdom, 0, _describe(order), False, f"standing order ended: {exc.message}",
-                                             exc.code))
+    state = ctx.state
+    fresh = {uid for o in orders if getattr(o, "action", None) != "split" for uid in order_units(o)}
+    items = [_Item(pos, order, tuple(order_units(order))) for pos, order in enumerate(orders, 1)]
+    for unit in sorted(state.units.values(), key=lambda u: u.id):
+        if unit.owner == kingdom and unit.standing is not None and unit.id not in fresh:
+            items.append(_Item(0, _standing_order(unit.standing), (unit.id,)))
+    holders: dict[tuple[int, int], list[int]] = {}
+    for unit in state.units.values():
+        if unit.owner == kingdom:
+            holders.setdefault((unit.q, unit.r), []).append(unit.id)
+    for item in items:
+        rule = VERBS.get(item.order.action)
+        if rule is not None and rule.waits is not None:
+            item.waits = frozenset(rule.waits(ctx, kingdom, item.order, holders)) - set(item.units)
+    pending: dict[int, int] = {}
+    for item in items:
+        for uid in item.units:
+            pending[uid] = pending.get(uid, 0) + 1
+    todo = items
+    while todo:
+        later: list[_Item] = []
+        held: set[int] = set()  # units with an earlier order still waiting: theirs wait too (TURN-080)
+        for item in todo:
+            if held.intersection(item.units) or any(pending.get(w) for w in item.waits):
+                later.append(item)
+                held.update(item.units)
+                continue
+            _run_item(ctx, kingdom, item, pending)
+        if len(later) == len(todo):
+            later = _unlock(ctx, kingdom, later, pending)
+        todo = later
+    ran = {item.units[0] for item in items if item.pos == 0}
+    for unit in sorted(state.units.values(), key=lambda u: u.id):  # units made this month (a new wagon)
+        if (unit.owner == kingdom and unit.standing is not None and unit.id not in fresh
+                and unit.id not in ctx.ordered and unit.id not in ran):
+            _run_item(ctx, kingdom, _Item(0, _standing_order(unit.standing), (unit.id,)), pending)
     ctx.acting = None
+
+
+def _run_item(ctx: MonthContext, kingdom: str, item: _Item, pending: dict[int, int]) -> None:
+    """Carry out one item and record its outcome; a failed standing order ends (TURN-060)."""
+    for uid in item.units:
+        pending[uid] = pending.get(uid, 1) - 1
+    if item.pos:
+        text = _describe(item.order)
+        try:
+            result = run_order(ctx, kingdom, item.order)
+            ctx.outcomes.append(OrderOutcome(kingdom, item.pos, text, True, result))
+        except OrderFailed as exc:
+            ctx.outcomes.append(OrderOutcome(kingdom, item.pos, text, False, exc.message, exc.code))
+        return
+    unit = ctx.state.units.get(item.units[0])
+    if unit is None or unit.owner != kingdom or unit.standing is None:
+        return
+    order = _standing_order(unit.standing)
+    rule = VERBS.get(order.action)
+    if rule is None:
+        unit.standing = None
+        return
+    try:
+        result = rule.run(ctx, kingdom, order)
+        ctx.outcomes.append(OrderOutcome(kingdom, 0, _describe(order), True, f"standing: {result}"))
+    except OrderFailed as exc:
+        unit.standing = None
+        ctx.outcomes.append(OrderOutcome(kingdom, 0, _describe(order), False, f"standing order ended: {exc.message}",
+                                         exc.code))
+
+
+def _unlock(ctx: MonthContext, kingdom: str, stuck: list[_Item], pending: dict[int, int]) -> list[_Item]:
+    """Orders all waiting on each other: swap the first pair that can (TURN-110), else run the earliest."""
+    first: dict[int, _Item] = {}
+    for item in stuck:
+        for uid in item.units:
+            first.setdefault(uid, item)
+    heads = [item for item in stuck if all(first[uid] is item for uid in item.units)]
+    for a in heads:
+        rule = VERBS.get(a.order.action)
+        if rule is None or rule.swap is None:
+            continue
+        for b in heads:
+            if b is a or b.order.action != a.order.action or not (a.waits & set(b.units)) or not (
+                    b.waits & set(a.units)):
+                continue
+            swapped = rule.swap(ctx, kingdom, a.order, b.order)
+            if swapped is None:
+                continue
+            for item, result in zip((a, b), swapped, strict=True):
+                for uid in item.units:
+                    pending[uid] = pending.get(uid, 1) - 1
+                ctx.outcomes.append(OrderOutcome(kingdom, item.pos, _describe(item.order), True,
+                                                 result if item.pos else f"standing: {result}"))
+            return [item for item in stuck if item is not a and item is not b]
+    _run_item(ctx, kingdom, heads[0], pending)
+    return [item for item in stuck if item is not heads[0]]
 
 
 def resolve_month(state: GameState, orders: dict[str, list[Any]]) -> MonthResult:

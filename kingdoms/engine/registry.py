@@ -7,7 +7,7 @@ month's canonical order (OPEN-72); a slot may hold several functions, run in reg
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,10 +16,23 @@ from kingdoms.engine.context import MonthContext
 #: Area modules, imported by `load_areas`; each registers its verbs and phases.
 AREA_MODULES: tuple[str, ...] = (
     "kingdoms.engine.diplomacy",
+    "kingdoms.engine.generals",
+    "kingdoms.engine.supply",
+    "kingdoms.engine.cities",
+    "kingdoms.engine.production_orders",
+    "kingdoms.engine.disband",
+    "kingdoms.engine.sieges",
+    "kingdoms.engine.conquest",
+    "kingdoms.engine.bandits",
+    "kingdoms.engine.victory",
+    "kingdoms.engine.intel",
+    "kingdoms.engine.movement",
+    "kingdoms.engine.attack",
 )
 
 #: Global month-end phase slots, after every kingdom's orders have run (OPEN-72).
 PHASE_SLOTS: tuple[str, ...] = (
+    "bandits",
     "towers",
     "production",
     "camps",
@@ -42,19 +55,26 @@ PHASE_SLOTS: tuple[str, ...] = (
 PhaseFn = Callable[[MonthContext], None]
 CheckFn = Callable[[MonthContext, str, Any], None]  # raises OrderFailed
 RunFn = Callable[[MonthContext, str, Any], str]  # returns a one-line result, raises OrderFailed
+#: own unit ids an order must wait for (TURN-100), given the kingdom's units by tile when its slot began
+WaitsFn = Callable[[MonthContext, str, Any, Mapping[tuple[int, int], list[int]]], set[int]]
+#: carries out two orders that wait on each other together (a swap, TURN-110); None when it cannot
+SwapFn = Callable[[MonthContext, str, Any, Any], "tuple[str, str] | None"]
 
 
 @dataclass(frozen=True, slots=True)
 class VerbRule:
     """The rules of one verb: `check` at issue time (on a scratch board), `run` at month end.
 
-    `standing` marks verbs whose unfinished orders carry over to next month (TURN-120).
+    `standing` marks verbs whose unfinished orders carry over to next month (TURN-120). `waits` names the
+    own units whose orders must run first (TURN-100); `swap` resolves two such orders waiting on each other.
     """
 
     verb: str
     check: CheckFn
     run: RunFn
     standing: bool = False
+    waits: WaitsFn | None = None
+    swap: SwapFn | None = None
 
 
 VERBS: dict[str, VerbRule] = {}
@@ -62,11 +82,12 @@ PHASES: dict[str, list[PhaseFn]] = {slot: [] for slot in PHASE_SLOTS}
 _loaded = False
 
 
-def verb(name: str, *, check: CheckFn, standing: bool = False) -> Callable[[RunFn], RunFn]:
+def verb(name: str, *, check: CheckFn, standing: bool = False, waits: WaitsFn | None = None,
+         swap: SwapFn | None = None) -> Callable[[RunFn], RunFn]:
     """Decorator registering `run` (and `check`) as the rules of verb `name`."""
 
     def deco(run: RunFn) -> RunFn:
-        VERBS[name] = VerbRule(name, check, run, standing)
+        VERBS[name] = VerbRule(name, check, run, standing, waits, swap)
         return run
 
     return deco

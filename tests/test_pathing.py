@@ -1,0 +1,284 @@
+"""Routes: move costs, months, rivers, closed land, blocking and tie-breaks (MOVE-020..090, 270..320, OPEN-65/66).
+
+Axial neighbours of (q,r): E (q+1,r) W (q-1,r) NE (q+1,r-1) NW (q,r-1) SE (q,r+1) SW (q-1,r+1).
+"""
+
+from __future__ import annotations
+
+import heapq
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kingdoms.engine.land import found_city
+from kingdoms.engine.pathing import (
+    CROSS,
+    OVERFLOW,
+    Ground,
+    find_route,
+    months_to_reach,
+    nearest_reachable,
+    reachable,
+)
+from kingdoms.state import Camp
+from tests.armies import add, corridor, world
+
+
+def route(state, unit, to, **kw):
+    g = Ground(state, unit, **{k: v for k, v in kw.items() if k in ("mode", "ignore_foreign")})
+    return find_route(g, {state.map.index(*to)}, moves_left=kw.get("moves_left"), ghost=kw.get("ghost", False))
+
+
+def tiles(r):
+    return [s.tile for s in r.steps]
+
+
+# --- costs and months (MOVE-010/020, OPEN-66) ------------------------------------------------------------------------
+
+
+def test_move_020_grass_one_move_per_tile_and_three_a_month():
+    """MOVE-010/020: a levy (3 moves) crosses 9 grass tiles in 3 months."""
+    state = world()
+    levy = add(state, "wei", "levy", (0, 4), 1_000)
+    r = route(state, levy, (9, 4))
+    assert r.months == 3
+    assert [state.map.tile(i) for i in r.month_ends()] == [(3, 4), (6, 4), (9, 4)]
+
+
+def test_move_020_forest_and_hills_cost_two_mountains_never():
+    """MOVE-020: forest and hills cost 2; mountains and water are never entered."""
+    state = world({**corridor(), (1, 4): "F", (2, 4): "H", (3, 4): "M", (3, 2): "~"})
+    levy = add(state, "wei", "levy", (0, 4), 1_000)
+    r = route(state, levy, (2, 4))
+    # along the lane: (1,4) forest 2 moves, 1 left; the hills need 2: the next month
+    assert [s.cost for s in r.steps] == [2, 2] and r.months == 2
+    assert route(state, levy, (3, 4)) is None
+    g = Ground(state, levy)
+    assert not g.enterable(state.map.index(3, 2)) and not g.enterable(state.map.index(3, 3))
+
+
+def test_open_66_routes_count_months_not_just_moves():
+    """OPEN-66: of two lanes of equal move cost (5), the one that arrives a month sooner is taken."""
+    marks = {(0, 2): "P", (3, 2): "P",
+             (1, 1): "F", (2, 1): "F", (3, 1): "P",  # lane A (lower r): F F P
+             (0, 3): "P", (1, 3): "F", (2, 3): "F"}  # lane B: P F F
+    state = world(marks, fill="M")
+    levy = add(state, "wei", "levy", (0, 2), 1_000)
+    r = route(state, levy, (3, 2))
+    # A: month 1 forest (2), forest needs 2 with 1 left -> month 2 forest + plains -> month 3 the goal: 3 months
+    # B: month 1 plains + forest (3) -> month 2 forest + goal (3): 2 months
+    assert tiles(r) == [(0, 3), (1, 3), (2, 3), (3, 2)]
+    assert r.months == 2
+
+
+def test_open_66_ties_go_to_lowest_r_then_q():
+    """OPEN-66/74: (2,4) to (4,3) is 2 steps either E then NE or NE then E: the lower r predecessor wins."""
+    state = world()
+    levy = add(state, "wei", "levy", (2, 4), 1_000)
+    assert tiles(route(state, levy, (4, 3))) == [(3, 3), (4, 3)]
+
+
+def test_open_66_partly_spent_month():
+    """OPEN-66: with 1 move left a forest step waits for next month; with all moves unspent any step is allowed."""
+    state = world({**corridor(), (3, 4): "F"})
+    levy = add(state, "wei", "levy", (2, 4), 1_000)
+    assert route(state, levy, (3, 4), moves_left=1).steps[0].month == 1
+    assert route(state, levy, (3, 4), moves_left=2).steps[0].month == 0
+    engines = add(state, "wei", "catapult", (1, 4), 200)  # 2 moves: a forest step is its whole month
+    assert route(state, engines, (3, 4)).months == 2
+
+
+# --- rivers (MOVE-270..300, OPEN-65) ------------------------------------------------------------------------------
+
+
+def _river(bridges=None, extra=None):
+    marks = {(5, r): "g" for r in range(8)}  # a river line (5,r): crossed E-W or NE-SW
+    marks.update(extra or {})
+    return world(marks, bridges=bridges)
+
+
+def test_move_270_300_river_crossed_straight_in_one_move_ending_the_month():
+    """MOVE-270/300, OPEN-65: (4,2) -> over (5,2) -> (6,2) for one move; the crossing ends the month's march."""
+    state = _river()
+    levy = add(state, "wei", "levy", (3, 2), 1_000)
+    r = route(state, levy, (7, 2))
+    assert [(s.tile, s.kind, s.month) for s in r.steps] == [((4, 2), "step", 0), ((6, 2), CROSS, 0),
+                                                             ((7, 2), "step", 1)]
+    assert r.steps[1].via == state.map.index(5, 2)
+    assert r.months == 2
+
+
+def test_move_300_no_move_left_no_crossing():
+    """MOVE-300, OPEN-65: a crossing needs at least one move: with none left it waits a month."""
+    state = _river()
+    levy = add(state, "wei", "levy", (4, 2), 1_000)
+    r = route(state, levy, (6, 2), moves_left=0)
+    assert r.steps[0].kind == CROSS and r.steps[0].month == 1
+
+
+def test_move_290_never_stop_in_or_march_along_a_river():
+    """MOVE-290: no route ends in an unbridged river tile; colonists may go there to found a city."""
+    state = _river()
+    levy = add(state, "wei", "levy", (4, 2), 1_000)
+    assert route(state, levy, (5, 3)) is None
+    colonists = add(state, "wei", "colonists", (4, 4), men=5_000)
+    r = route(state, colonists, (5, 4))
+    assert tiles(r) == [(5, 4)]
+
+
+def test_open_65_far_bank_must_be_open_land():
+    """OPEN-65: no crossing onto a mountain, or onto a second river tile (a wide river needs a bridge)."""
+    state = _river(extra={(6, 2): "M"})
+    levy = add(state, "wei", "levy", (4, 2), 1_000)
+    r = route(state, levy, (7, 2))
+    assert all(s.tile != (6, 2) for s in r.steps) and r.steps[0].kind == "step"  # crosses elsewhere
+    wide = world({**{(5, r): "g" for r in range(10)}, **{(6, r): "g" for r in range(10)}})
+    levy2 = add(wide, "wei", "levy", (4, 2), 1_000)
+    assert route(wide, levy2, (8, 2)) is None
+    bridged = world({**{(5, r): "g" for r in range(10)}, **{(6, r): "g" for r in range(10)}},
+                    bridges=[(5, 2), (6, 2)])
+    levy3 = add(bridged, "wei", "levy", (4, 2), 1_000)
+    r3 = route(bridged, levy3, (7, 2))
+    # MAP-120: bridged tiles are ordinary: 3 grass steps in one month
+    assert tiles(r3) == [(5, 2), (6, 2), (7, 2)] and r3.months == 1
+
+
+def test_open_65_city_on_a_river_tile_is_an_ordinary_tile():
+    """OPEN-65: a city founded on a river tile can be entered and held."""
+    state = _river()
+    found_city(state, "wei", 5, 4, people=5_000, grain=20, name="Ford")
+    levy = add(state, "wei", "levy", (3, 4), 1_000)
+    assert tiles(route(state, levy, (5, 4))) == [(4, 4), (5, 4)]
+
+
+# --- closed land and foreign units (DIPLO-020/030, MOVE-080..100, MOVE-310/320) -------------------------------------
+
+
+def test_diplo_020_closed_land_at_peace_scouts_cross():
+    """DIPLO-020/030, MOVE-310, INTEL-210: at peace Shu's land and camps are closed to Wei's troops, not its scouts."""
+    state = world(war=False)
+    found_city(state, "shu", 5, 4, people=10_000, grain=100, name="Chengdu")
+    levy = add(state, "wei", "levy", (3, 4), 1_000)
+    scout = add(state, "wei", "scout", (3, 5))
+    assert route(state, levy, (6, 4)) is None  # (6,4) is in Shu's founding ring
+    assert route(state, scout, (6, 4)) is not None
+    r = route(state, levy, (8, 4))
+    assert all(state.owner[state.map.index(*s.tile)] < 0 for s in r.steps), "the march goes round their land"
+    state.camps[7] = Camp(7, "shu", 3, 7, 5.0)
+    assert route(state, levy, (3, 7)) is None
+    state.wars = [["shu", "wei"]]
+    assert route(state, levy, (6, 4)) is not None
+    assert route(state, levy, (3, 7)) is not None
+
+
+def test_move_080_090_armed_block_unarmed_passed_on_a_move_only():
+    """MOVE-080, MOVE-090, MOVE-100, OPEN-67: enemy troops block; a wagon is passed on a move (not stopped on)
+    and blocks an attack; a lone siege train blocks."""
+    state = world(corridor())  # a lane along r = 4
+    levy = add(state, "wei", "levy", (0, 4), 1_000)
+    wagon = add(state, "shu", "wagon", (2, 4), cargo=5)
+    r = route(state, levy, (5, 4))
+    assert (2, 4) in tiles(r) and r.months == 2
+    assert route(state, levy, (5, 4), mode="attack") is None
+    assert route(state, levy, (2, 4)) is None, "it cannot stop on the wagon's tile"
+    wagon.type = "catapult"  # a lone siege train is armed (OPEN-67)
+    wagon.men = 200
+    assert route(state, levy, (5, 4)) is None
+
+
+def test_move_320_spies_slip_past_everything_scouts_keep_out_of_cities():
+    """MOVE-320, INTEL-080/120: spies pass troops and cities; scouts cannot enter a foreign city."""
+    state = world(corridor())
+    add(state, "shu", "levy", (2, 4), 3_000)
+    spy = add(state, "wei", "spy", (0, 4))
+    scout = add(state, "wei", "scout", (0, 4))
+    assert route(state, spy, (5, 4)) is not None
+    assert route(state, scout, (5, 4)) is None
+    found_city(state, "shu", 7, 4, people=5_000, grain=10, name="Fort")
+    assert route(state, spy, (8, 4)) is not None and route(state, spy, (7, 4)) is None
+
+
+def test_move_040_050_own_troops_passed_never_stopped_on():
+    """MOVE-040/050: a march passes own troops but a month may not end on one: it steps on to the next free tile."""
+    state = world()
+    levy = add(state, "wei", "levy", (0, 4), 1_000)
+    add(state, "wei", "spearman", (3, 4), 1_000)
+    r = route(state, levy, (6, 4))
+    # 3 moves bring it onto (3,4), held by its own spearmen: one more step to (4,4) ends the month
+    assert [(s.tile, s.kind, s.month) for s in r.steps][:4] == [((1, 4), "step", 0), ((2, 4), "step", 0),
+                                                                ((3, 4), "step", 0), ((4, 4), OVERFLOW, 0)]
+    assert r.months == 2
+    ghost = route(state, levy, (6, 4), ghost=True)
+    assert [state.map.tile(i) for i in ghost.month_ends()] == [(3, 4), (6, 4)]
+
+
+def test_months_to_reach_and_nearest_reachable():
+    """Previews: months a march takes; the nearest reachable tile to an unreachable one."""
+    state = world({(6, 4): "M"})
+    levy = add(state, "wei", "levy", (0, 4), 1_000)
+    assert months_to_reach(state, levy, (5, 4)) == 2
+    assert months_to_reach(state, levy, (6, 4)) is None
+    g = Ground(state, levy)
+    tile, months = nearest_reachable(g, state.map.index(6, 4))
+    # every neighbour of (6,4) is 1 away; (5,4) (5 steps), (6,3) and (5,5) (6 steps) take 2 months, (7,x) 3:
+    # the tie goes to the lowest r -> (6,3)
+    assert (tile, months) == ((6, 3), 2)
+    assert reachable(g)[state.map.index(0, 4)] == 0
+
+
+# --- month-optimality against a plain exhaustive reference (property) -----------------------------------------------
+
+
+def _reference_months(state, unit, goal):
+    """Fewest months to `goal` by the rules, exhaustively over (tile, month, moves used) — no own/foreign units."""
+    gm = state.map
+    full = unit.spec.moves
+    start = gm.index(unit.q, unit.r)
+    goal_i = gm.index(*goal)
+    seen = set()
+    heap = [(0, 0, start)]
+    while heap:
+        m, s, i = heapq.heappop(heap)
+        if (i, m, s) in seen:
+            continue
+        seen.add((i, m, s))
+        if i == goal_i:
+            return m + (1 if s > 0 or i != start else 0)
+        for k in range(6):
+            j = int(gm.nbr[i][k])
+            if j < 0 or gm.move_cost[j] <= 0:
+                continue
+            if gm.is_crossing(j):
+                far = int(gm.nbr[j][k])
+                if far < 0 or gm.move_cost[far] <= 0 or gm.is_crossing(far):
+                    continue
+                # the crossing needs a move and ends the month; it lands in this month (or the next)
+                heapq.heappush(heap, (m if s < full else m + 1, full, far))
+                continue
+            c = int(gm.move_cost[j])
+            if s + c <= full or s == 0:
+                heapq.heappush(heap, (m, min(full, s + c), j))
+            else:
+                heapq.heappush(heap, (m + 1, c, j))
+    return None
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from("GGGPPFHMg"), min_size=48, max_size=48), st.sampled_from(["levy", "cavalry",
+                                                                                            "catapult"]),
+       st.integers(0, 47), st.integers(0, 47))
+def test_open_66_route_months_match_an_exhaustive_reference(letters, kind, a, b):
+    """OPEN-66, MOVE-020/270: find_route's months equal the fewest months found by brute force (no units)."""
+    from kingdoms.gamemap import GameMap
+    from kingdoms.state import GameState
+    from tests.armies import kingdom
+
+    rows = ["".join(letters[r * 8:(r + 1) * 8]) for r in range(6)]
+    gm = GameMap.from_rows(rows)
+    if gm.move_cost[a] <= 0 or gm.move_cost[b] <= 0 or gm.is_crossing(a) or gm.is_crossing(b):
+        return
+    state = GameState(seed=1, month=1, kingdoms={"wei": kingdom("wei", "Wei")}, map=gm)
+    unit = add(state, "wei", kind, gm.tile(a), 1_000)
+    found = find_route(Ground(state, unit), {b})
+    expected = _reference_months(state, unit, gm.tile(b))
+    assert (found.months if found is not None else None) == expected
