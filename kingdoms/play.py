@@ -17,7 +17,7 @@ def _bar(month: int, last: int, started: float, width: int = 30) -> str:
     done = min(1.0, month / last)
     fill = int(done * width)
     rate = month / max(time.time() - started, 1e-6)
-    return f"\r[{'#' * fill}{'.' * (width - fill)}] month {month:>3}/{last}  {rate:5.1f} months/s"
+    return f"[{'#' * fill}{'.' * (width - fill)}] month {month:>3}/{last}  {rate:5.1f} months/s"
 
 
 def play_game(state: GameState, label: str, controllers: dict[str, str], out: Path, *, months: int | None = None,
@@ -27,12 +27,15 @@ def play_game(state: GameState, label: str, controllers: dict[str, str], out: Pa
     start = game.month
     last = min(LAST_MONTH, start - 1 + months) if months else LAST_MONTH
     started = time.time()
+    tty = sys.stderr.isatty()
+    total = last - start + 1
     while not game.finished and game.month <= last:
         game.play_ai_seats()
-        if not quiet:
-            sys.stderr.write(_bar(min(game.month - start, last - start + 1), last - start + 1, started))
+        done = min(game.month - start, total)
+        if not quiet and (tty or done % 20 == 0 or game.finished):
+            sys.stderr.write(("\r" if tty else "") + _bar(done, total, started) + ("" if tty else "\n"))
             sys.stderr.flush()
-    if not quiet:
+    if not quiet and tty:
         sys.stderr.write("\n")
     final = game.state()
     elapsed = time.time() - started
