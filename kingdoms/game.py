@@ -17,6 +17,7 @@ from typing import Any
 
 from kingdoms import RULES_VERSION
 from kingdoms.engine.month import check_orders, resolve_month
+from kingdoms.engine.victory import captures as captures_of
 from kingdoms.gamemap import GameMap
 from kingdoms.orders.models import ORDER_ADAPTER
 from kingdoms.orders.syntax import OrderError, ParsedOrder, format_order, parse_orders
@@ -25,8 +26,9 @@ from kingdoms.storage import GameStore, StorageError
 
 DEFAULT_DEADLINE_S = 600.0
 
-#: Decides an AI seat's orders for the month: (game, kingdom id, controller name) -> orders text.
-AiDecider = Callable[["Game", str, str], str]
+#: Decides an AI seat's month: (game, kingdom id, controller name) -> orders text, or a Decision
+#: (kingdoms.ai.common: `.orders` text and an optional chronicle `.note`).
+AiDecider = Callable[["Game", str, str], Any]
 
 
 class GameError(Exception):
@@ -173,10 +175,16 @@ class Game:
         ended = self.store.ended(state.month)
         return [k for k in state.living() if k not in ended]
 
-    def apply_deadline(self, now: float | None = None) -> list[str]:
-        """End the month for seats past the deadline with what they queued (OPEN-78); returns those ended."""
+    def apply_deadline(self, now: float | None = None, *, not_before: float | None = None) -> list[str]:
+        """End the month for seats past the deadline with what they queued (OPEN-78); returns those ended.
+
+        The deadline counts from the month's opening, or from `not_before` when that is later (a server that
+        starts long after a game was created does not end its month at once).
+        """
         now = time.time() if now is None else now
-        opened = float(self.store.meta().get("month_opened_at", now))
+        opened = float(self.store.meta_value("month_opened_at", now))
+        if not_before is not None:
+            opened = max(opened, not_before)
         deadline = float(self.meta.get("deadline_s", DEFAULT_DEADLINE_S))
         late = self.waiting_for() if now - opened >= deadline else []
         for kingdom in late:
@@ -214,9 +222,13 @@ class Game:
             kid, controller = seat["kingdom"], seat["controller"]
             if not controller.startswith("ai") or kid in ended or state.kingdoms[kid].eliminated:
                 continue
-            text = self.ai_decider(self, kid, controller)
+            decision = self.ai_decider(self, kid, controller)
+            text = decision if isinstance(decision, str) else decision.orders
+            note = None if isinstance(decision, str) else decision.note
             if text.strip():
                 self.issue(kid, text)
+            if note:
+                self.store.add_note(state.month, kid, "note", note, time.time())
             self.store.mark_ended(state.month, kid, "ai", time.time())
         self.try_resolve()
 
@@ -261,15 +273,3 @@ class Game:
                 return month + 1, checked
         return None, checked
 
-
-def captures_of(state: GameState) -> dict[str, int]:
-    """Captures per kingdom (VIC-050..110), from the victory rules when they are loaded."""
-    try:
-        from kingdoms.engine.victory import captures
-    except ImportError:
-        counts = {k: 0 for k in state.kingdoms}
-        for city in state.cities.values():
-            if city.owner in counts and (city.is_ruin or city.captured_by == city.owner):
-                counts[city.owner] += 1
-        return counts
-    return captures(state)

@@ -138,8 +138,7 @@ class Desk:
     def _opened_at(self) -> float:
         """When the open month started counting toward its deadline: when it opened, or when this server started
         if that was later (a game left without a server does not lose its month the moment one starts)."""
-        row = self.game.store.db.execute("SELECT value FROM meta WHERE key = 'month_opened_at'").fetchone()
-        opened = float(json.loads(row[0])) if row else self.started
+        opened = float(self.game.store.meta_value("month_opened_at", self.started))
         return max(opened, self.started)
 
     def deadline_left(self) -> float:
@@ -155,11 +154,7 @@ class Desk:
             if g.finished:
                 return
             try:
-                row = g.store.db.execute("SELECT value FROM meta WHERE key = 'month_opened_at'").fetchone()
-                opened = float(json.loads(row[0])) if row else time.time()
-                # Game.apply_deadline measures from the month's opening; shift `now` so it measures from
-                # whichever came later, the opening or this server's start.
-                g.apply_deadline(now=opened + (time.time() - self._opened_at()))
+                g.apply_deadline(not_before=self.started)
                 g.try_resolve()
                 if not g.finished:
                     with self._ai_file_lock():
@@ -177,9 +172,7 @@ class Desk:
     def seen_months(self, kingdom: str) -> set[int]:
         """Months whose briefing the seat has been sent."""
         with self.lock:
-            rows = self.game.store.db.execute(
-                "SELECT DISTINCT month FROM history WHERE kingdom = ? AND kind = 'briefing'", [kingdom]).fetchall()
-        return {int(r[0]) for r in rows}
+            return self.game.store.history_months(kingdom, "briefing")
 
     def goal_of(self, kingdom: str) -> tuple[str | None, int | None]:
         with self.lock:

@@ -112,6 +112,11 @@ class GameStore:
         return {row["key"]: json.loads(row["value"]) if row["key"] != "schema_version" else row["value"]
                 for row in self.db["meta"].rows}
 
+    def meta_value(self, key: str, default: Any = None) -> Any:
+        """One metadata value, read fresh from the file (another process may have changed it)."""
+        row = self.db.execute("SELECT value FROM meta WHERE key = ?", [key]).fetchone()
+        return json.loads(row[0]) if row else default
+
     def set_meta(self, **values: Any) -> None:
         with self.write() as db:
             for key, value in values.items():
@@ -232,6 +237,11 @@ class GameStore:
     def add_history(self, month: int, kingdom: str, kind: str, text: str, at: float) -> None:
         with self.write() as db:
             db["history"].insert({"month": month, "kingdom": kingdom, "kind": kind, "text": text, "at": at})
+
+    def history_months(self, kingdom: str, kind: str) -> set[int]:
+        """Months in which the seat was sent something of `kind` (e.g. which briefings it has seen)."""
+        rows = self.db.execute("SELECT DISTINCT month FROM history WHERE kingdom = ? AND kind = ?", [kingdom, kind])
+        return {int(r[0]) for r in rows}
 
     def history(self, kingdom: str) -> list[dict[str, Any]]:
         return [dict(r) for r in self.db["history"].rows_where("kingdom = ?", [kingdom], order_by="id")]
