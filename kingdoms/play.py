@@ -9,7 +9,7 @@ from typing import Any
 
 from kingdoms.chronicle import write_chronicle
 from kingdoms.game import Game, captures_of
-from kingdoms.ruledata import FIGHTING_TYPES, LAST_MONTH
+from kingdoms.ruledata import FIGHTING_TYPES
 from kingdoms.state import GameState
 
 
@@ -25,7 +25,7 @@ def play_game(state: GameState, label: str, controllers: dict[str, str], out: Pa
     """Play until the game ends or `months` months have been resolved; print the table and file paths."""
     game, _ = Game.create(out, state, scenario=label, controllers=controllers)
     start = game.month
-    last = min(LAST_MONTH, start - 1 + months) if months else LAST_MONTH
+    last = min(state.last_month, start - 1 + months) if months else state.last_month
     started = time.time()
     tty = sys.stderr.isatty()
     total = last - start + 1

@@ -701,7 +701,7 @@ def build_state(scenario: Scenario, seed: int) -> GameState:
                        city_names=list(kd.city_names), general_names=list(kd.general_names))
         for kd in scn.kingdoms
     }
-    state = GameState(seed=seed, month=month, kingdoms=kingdoms, map=gm)
+    state = GameState(seed=seed, month=month, kingdoms=kingdoms, map=gm, last_month=scn.months)
     for kd in kingdoms.values():  # OPEN-69: capital, levies and their general
         capital = _found(state, scn, kd.id, kd.landing, rd.CAPITAL_PEOPLE, rd.START_GRAIN, capital=True)
         capital.militia = float(rd.full_militia(capital.people, True, month))

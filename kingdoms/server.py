@@ -226,7 +226,7 @@ class Desk:
                 figures=figures, full_rows=full, prev_view=prev_view, goal=goal, goal_month=goal_month,
                 goal_review=review, results=results, sites=sites, colonist_sites=colonist_sites,
                 headline=headline or self._headline(kingdom), landmarks=render.landmark_lines(state, view),
-                over=over,
+                over=over, last_month=state.last_month,
             )
             return render.briefing(view, data)
 
@@ -308,7 +308,7 @@ class Desk:
         with self.lock:
             state = self.game.state()
             if not state.finished:
-                return (f"Not available yet: the game is still running (month {state.month} of {rd.LAST_MONTH}). "
+                return (f"Not available yet: the game is still running (month {state.month} of {state.last_month}). "
                         "Your record and the full replay are written when it ends; ask again then.")
             replay = write_replay(self.game)
             record = write_record(self.game, kingdom, replay)
@@ -402,7 +402,7 @@ class Desk:
                     view = build_view(state, kingdom)
                     events = self._visible_events(kingdom, m - 1)
                     figs = render.own_figures(state, view, events)
-                    stops = render.fast_forward_stops(view, figs, events, rd.LAST_MONTH)
+                    stops = render.fast_forward_stops(view, figs, events, state.last_month)
                     if not stops:
                         self.fast_forward[kingdom] = left - 1
                         g.store.mark_ended(m, kingdom, "fast_forward", time.time())

@@ -181,6 +181,7 @@ class GameState:
     wars: list[list[str]] = field(default_factory=list)  # sorted kingdom-id pairs (DIPLO)
     rotation: list[str] = field(default_factory=list)  # this month's order of kingdoms (TURN-040)
     next_id: int = 1
+    last_month: int = rd.LAST_MONTH  # the game ends after this month (TURN-010; a scenario may shorten it)
     lead: Json = field(default_factory=lambda: {"kingdom": None, "months": 0})  # VIC-150..170
     finished: bool = False
     end_reason: str | None = None

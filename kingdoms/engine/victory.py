@@ -86,7 +86,7 @@ def finish(ctx: MonthContext, winners: list[str], reason: str, draw: bool = Fals
     why = {
         "last_standing": "the last kingdom standing",
         "lead": f"holding more captures than every rival for {rd.LEAD_MONTHS} months in a row",
-        "time_limit": f"holding the most captures at the end of month {rd.LAST_MONTH}",
+        "time_limit": f"holding the most captures at the end of month {state.last_month}",
     }.get(reason, reason)
     if not winners:
         text = f"THE GAME ENDS in month {ctx.month}: no kingdom is left standing."
@@ -147,7 +147,7 @@ def victory_phase(ctx: MonthContext) -> None:
     if lead.get("kingdom") is not None and lead.get("months", 0) >= rd.LEAD_MONTHS:
         finish(ctx, [lead["kingdom"]], "lead")
         return
-    if ctx.month >= rd.LAST_MONTH:
+    if ctx.month >= ctx.state.last_month:
         count = captures(state)
         living = state.living()
         best = max(count[k] for k in living)
