@@ -1,0 +1,86 @@
+"""The `kingdoms` command: new, info, replay --verify, play."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kingdoms.cli import main
+from kingdoms.game import Game
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
+    code = main(list(argv))
+    return code, capsys.readouterr().out
+
+
+def test_new_json_prints_game_and_seats_with_tokens(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "g.sqlite"
+    code, text = run_cli(capsys, "new", "--scenario", "duel", "--seat", "shu=ai:passive", "--out", str(out),
+                         "--seed", "5", "--json")
+    data = json.loads(text)
+    assert code == 0 and data["game"] == str(out)
+    seats = {s["kingdom"]: s for s in data["seats"]}
+    assert set(seats) == {"wei", "shu"}
+    assert seats["wei"]["controller"] == "agent" and seats["shu"]["controller"] == "ai:passive"
+    assert {"kingdom", "ruler", "controller", "token"} <= set(seats["wei"])
+    game = Game.open(out)
+    assert game.kingdom_for_token(seats["wei"]["token"]) == "wei"
+    assert game.store.ended(1) == {"shu": "ai"}  # the AI seat ends its month at once
+    game.close()
+
+
+def test_new_refuses_bad_seats_and_scenarios(tmp_path: Path) -> None:
+    with pytest.raises(SystemExit, match="no kingdom 'qin'"):
+        main(["new", "--scenario", "duel", "--seat", "qin=agent", "--out", str(tmp_path / "a.sqlite")])
+    with pytest.raises(SystemExit, match="unknown AI level"):
+        main(["new", "--scenario", "duel", "--seat", "wei=ai:genius", "--out", str(tmp_path / "b.sqlite")])
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[map]\nrows = ['GGX']\n")
+    with pytest.raises(SystemExit, match="bad.toml"):
+        main(["new", "--scenario", str(bad), "--out", str(tmp_path / "c.sqlite")])
+    assert not (tmp_path / "c.sqlite").exists()
+
+
+def test_info_and_replay_verify(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "g.sqlite"
+    code, _ = run_cli(capsys, "play", "--scenario", "duel", "--seed", "3", "--months", "6", "--quiet", "--out",
+                      str(out))
+    assert code == 0
+    code, text = run_cli(capsys, "info", str(out), "--json")
+    info = json.loads(text)
+    assert code == 0 and info["month"] == 7 and not info["finished"]
+    assert {s["kingdom"] for s in info["seats"]} == {"wei", "shu"}
+    code, text = run_cli(capsys, "replay", str(out), "--verify")
+    assert code == 0 and "6 months" in text
+    game = Game.open(out)
+    with game.store.write() as db:
+        db.execute("UPDATE months SET hash = 'tampered' WHERE month = 4")
+    game.close()
+    code, text = run_cli(capsys, "replay", str(out), "--verify")
+    assert code == 1 and "month 4" in text
+
+
+def test_play_prints_the_table_and_writes_the_chronicle(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "p.sqlite"
+    code, text = run_cli(capsys, "play", "--random", "4", "--kingdoms", "2", "--seed", "9", "--months", "5",
+                         "--quiet", "--out", str(out))
+    assert code == 0
+    assert "captures" in text and "people" in text
+    assert f"game file: {out}" in text
+    chronicle = out.with_suffix(".chronicle.md")
+    assert f"chronicle: {chronicle}" in text and chronicle.read_text().startswith("# Chronicle")
+
+
+def test_console_script_runs(tmp_path: Path) -> None:
+    """The installed `kingdoms` entry point answers --help (what the README's first command relies on)."""
+    exe = Path(sys.executable).with_name("kingdoms")
+    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "kingdoms.cli"]
+    proc = subprocess.run([*cmd, "--help"], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)})
+    assert proc.returncode == 0 and "play" in proc.stdout
