@@ -68,18 +68,66 @@ def run(quick: bool = False) -> dict[str, Any]:
             "game_file_bytes": main["bytes"],
             "months_played": main["months"],
         }
-        figures.update(tool_latency(main["path"]))
+        figures.update(tool_latency(work, months=10 if quick else 50))
     figures["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
     return figures
 
 
-def tool_latency(path: Path) -> dict[str, Any]:
-    """get_briefing and issue_orders latency through the in-memory MCP client, and briefing sizes."""
-    try:
-        from kingdoms.server import measure_tools
-    except ImportError:
-        return {}
-    return measure_tools(path)
+def tool_latency(workdir: Path, months: int = 50) -> dict[str, Any]:
+    """Seat one kingdom as an agent on the default scenario and time its MCP tools through the in-memory client.
+
+    Each month the agent reads its briefing (get_briefing), gives the orders a standard AI would give
+    (issue_orders) and ends the month; AI rulers play the other seats. Also reports the briefing's size at
+    months 1 and 50.
+    """
+    import anyio
+    from mcp import Client
+
+    from kingdoms.ai import decide_orders
+    from kingdoms.scenario import build_state, resolve_scenario
+    from kingdoms.server import build_server
+
+    state = build_state(resolve_scenario(None), BENCH_SEED)
+    agent = next(iter(state.kingdoms))
+    path = workdir / "tools.sqlite"
+    game, tokens = Game.create(path, state, scenario="three_kingdoms",
+                               controllers={k: ("agent" if k == agent else "ai:standard") for k in state.kingdoms})
+    game.play_ai_seats()
+    brief_ms: list[float] = []
+    orders_ms: list[float] = []
+    sizes: dict[int, int] = {}
+
+    async def session() -> None:
+        server = build_server(path, token=tokens[agent], wait_s=30, poll_s=0.005)
+        try:
+            async with Client(server) as client:
+                for _ in range(months):
+                    month = game.month
+                    t0 = time.perf_counter()
+                    brief = await client.call_tool("get_briefing", {})
+                    brief_ms.append(1000 * (time.perf_counter() - t0))
+                    text = "\n".join(getattr(c, "text", "") for c in brief.content)
+                    if month in (1, 50):
+                        sizes[month] = len(text)
+                    decision = decide_orders(game, agent, "ai:standard")
+                    orders = decision if isinstance(decision, str) else decision.orders
+                    t0 = time.perf_counter()
+                    await client.call_tool("issue_orders", {"orders": orders})
+                    orders_ms.append(1000 * (time.perf_counter() - t0))
+                    await client.call_tool("issue_orders", {"orders": "", "end_turn": True})
+                    if game.finished:
+                        break
+        finally:
+            server.desk.close()  # type: ignore[attr-defined]
+
+    anyio.run(session)
+    game.close()
+    return {
+        "get_briefing_ms_p50": round(_pct(brief_ms, 0.5), 2), "get_briefing_ms_p95": round(_pct(brief_ms, 0.95), 2),
+        "issue_orders_ms_p50": round(_pct(orders_ms, 0.5), 2), "issue_orders_ms_p95": round(_pct(orders_ms, 0.95), 2),
+        "briefing_chars_month1": sizes.get(1, 0), "briefing_tokens_month1": sizes.get(1, 0) // 4,
+        "briefing_chars_month50": sizes.get(50, 0), "briefing_tokens_month50": sizes.get(50, 0) // 4,
+    }
 
 
 def main(args: argparse.Namespace) -> int:
