@@ -94,11 +94,11 @@ class Game:
     @property
     def month(self) -> int:
         """The month now open for orders (or the final state's month once the game is over)."""
-        return self.store.latest_month()
+        return self.state().month
 
     def state(self, month: int | None = None) -> GameState:
-        """The state at the start of `month` (default: the open month)."""
-        month = self.month if month is None else month
+        """The state at the start of `month` (default: the latest: the open month, or the final state)."""
+        month = self.store.latest_month() if month is None else month
         cached = self._cache.get(month)
         if cached is None:
             data, _ = self.store.month_state(month)

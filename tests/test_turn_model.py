@@ -91,9 +91,6 @@ def test_turn_010_one_month_a_turn_from_month_1_to_month_160(make_game: MakeGame
         late.issue("wei", f"hold unit={levy.id}")
 
 
-@pytest.mark.xfail(strict=True, reason="game.py Game.month returns store.latest_month() = 161 once month 160 is "
-                   "resolved (the final state is stored under 161 while its .month stays 160); its docstring "
-                   "promises 'the final state's month once the game is over'")
 def test_turn_010_a_finished_game_reports_month_160(make_game: MakeGame) -> None:
     """TURN-010: no month 161: once the game is over, the game's month is its last month."""
     last = world()
