@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kingdoms import ruledata as rd
-from kingdoms.engine.combat import field_battle, fighter_for, melee
+from kingdoms.engine.combat import field_battle, melee_exchange, morale_after, routs
 from kingdoms.engine.context import MonthContext
 from kingdoms.engine.land import found_city
 from kingdoms.engine.registry import phase
@@ -65,12 +65,12 @@ class StrikeOdds:
 def strike_odds(state: GameState, gar: Unit, target: Unit) -> StrikeOdds:
     """Dry-run the exchange of the bandit garrison striking `target`; nothing changes.
 
-    The same arithmetic as the strike itself (combat.melee): the garrison's attack (no walls on its blow,
-    OPEN-98) against the troop's field defence (terrain, fortified, camp, spearmen against cavalry).
+    The same arithmetic as the strike itself (combat.melee_exchange, as combat.field_battle fights it): the
+    garrison's attack (no walls on its blow, OPEN-98) against the troop's field defence (terrain, fortified,
+    camp, spearmen against cavalry), with flanking and a burning camp; the rout test is COMBAT-180's.
     """
-    res = melee(fighter_for(state, gar, "attack", target), fighter_for(state, target, "defend", gar))
-    morale_after = gar.morale - rd.MORALE_PER_PCT_LOST * 100.0 * res.att_loss / gar.men if gar.men else 0.0
-    rout = res.att_loss >= rd.ROUT_LOSS_SHARE * gar.men or morale_after <= rd.ROUT_MORALE
+    _, _, _, res = melee_exchange(state, gar, target)
+    rout = routs(gar.men, res.att_loss, morale_after(gar, res.att_loss))
     return StrikeOdds(target.id, res.dfn_loss, res.att_loss, rout)
 
 

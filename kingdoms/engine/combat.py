@@ -12,7 +12,7 @@ The exchange (reusable by sieges and bandits):
   weight = sqrt(men x the smaller side's men) (COMBAT-050); melee losses 20% x the enemy's weight x
   sqrt(enemy quality / own) (COMBAT-070), the target's times the flank factor (COMBAT-130); a volley 12%
   (COMBAT-080) with return fire or a melee strike-back from the next tile (COMBAT-090, OPEN-94/96).
-  Losses are rounded half-up to whole men (OPEN-45).
+  Losses are rounded half-up to whole men (economy.round_half_up, OPEN-45).
 
 After the blow (`hurt`, `fall_back`, `field_battle`): morale -0.75 per 1% lost, rout at 25% lost or morale
 <= 20 (shooters never from their own volley, a garrison never in its city), pursuit -20% of what is left,
@@ -27,20 +27,15 @@ from dataclasses import dataclass, field
 
 from kingdoms import ruledata as rd
 from kingdoms.engine import generals as gen
-from kingdoms.engine.conquest import remove_unit
+from kingdoms.engine.conquest import captor_of, remove_unit, side_name
 from kingdoms.engine.context import MonthContext
-from kingdoms.engine.economy import occupies
+from kingdoms.engine.economy import occupies, round_half_up
 from kingdoms.engine.pathing import AGENT, CIVILIAN, TROOP, Ground, slot_of
-from kingdoms.engine.supply import burn_camp, camp_at, capture_wagon, hunger_strength, on_enter_tile
+from kingdoms.engine.supply import burn_camp, capture_wagon, hunger_strength, in_own_camp, on_enter_tile
 from kingdoms.hexgrid import Tile, distance, fmt_tile
 from kingdoms.state import GameState, Unit
 
 ROLES = ("attack", "defend", "shoot", "return_fire", "guard")
-
-
-def half_up(x: float) -> int:
-    """Round half-up to a whole number (men losses, OPEN-45)."""
-    return int(math.floor(x + 0.5))
 
 
 # --- modifiers (COMBAT-020, OPEN-9/10) -------------------------------------------------------------------------
@@ -78,16 +73,14 @@ def holds_city(state: GameState, unit: Unit, tile: Tile | None = None) -> bool:
     return city is not None and city.owner == unit.owner and slot_of(unit) == TROOP
 
 
-def in_own_camp(state: GameState, unit: Unit, tile: Tile) -> bool:
-    """A camp of the troop's kingdom stands on `tile` (+25% defence, SUPPLY-250)."""
-    camp = camp_at(state, tile)
-    return camp is not None and camp.owner == unit.owner
+def terrain_bonus(state: GameState, tile: Tile) -> float:
+    """The defence bonus of the tile's terrain (COMBAT-020); a city tile's counts for its garrison and militia (OPEN-98)."""
+    return float(state.map.defence[state.map.index(*tile)])
 
 
 def field_bonus(state: GameState, unit: Unit, tile: Tile, vs_type: str | None) -> float:
     """The summed field defence bonuses on `tile`: terrain + fortified + camp + spearmen against cavalry (OPEN-9)."""
-    gm = state.map
-    bonus = float(gm.defence[gm.index(*tile)])
+    bonus = terrain_bonus(state, tile)
     if unit.fortified:
         bonus += rd.FORTIFY_BONUS
     if in_own_camp(state, unit, tile):
@@ -138,8 +131,7 @@ def fighter_for(state: GameState, unit: Unit, role: str, vs: Unit | str | None, 
     elif role == "guard":
         q *= spec.defence
     else:
-        gm = state.map
-        terrain = float(gm.defence[gm.index(*tile)])
+        terrain = terrain_bonus(state, tile)
         if role == "return_fire":
             q *= spec.ranged * (1.0 + terrain)
         elif in_city_defence:
@@ -180,7 +172,7 @@ def melee(att: Fighter, dfn: Fighter, flank: float = 1.0) -> ExchangeResult:
     wa, wd = weights(att.men, dfn.men)
     dfn_loss = rd.MELEE_RATE * wa * math.sqrt(att.quality / dfn.quality) * flank
     att_loss = rd.MELEE_RATE * wd * math.sqrt(dfn.quality / att.quality)
-    return ExchangeResult(min(att.men, half_up(att_loss)), min(dfn.men, half_up(dfn_loss)))
+    return ExchangeResult(min(att.men, round_half_up(att_loss)), min(dfn.men, round_half_up(dfn_loss)))
 
 
 def volley(shooter: Fighter, target: Fighter, reply: Fighter | None = None, *, guard: Fighter | None = None,
@@ -195,13 +187,13 @@ def volley(shooter: Fighter, target: Fighter, reply: Fighter | None = None, *, g
     if shooter.men <= 0 or target.men <= 0 or shooter.quality <= 0 or target.quality <= 0:
         return ExchangeResult(0, 0)
     ws, _ = weights(shooter.men, target.men)
-    dfn_loss = min(target.men, half_up(rd.RANGED_RATE * ws * math.sqrt(shooter.quality / target.quality) * extra))
+    dfn_loss = min(target.men, round_half_up(rd.RANGED_RATE * ws * math.sqrt(shooter.quality / target.quality) * extra))
     att_loss = 0
     if reply is not None and reply.men > 0 and reply.quality > 0:
         guard_q = (guard or shooter).quality
         _, wr = weights(shooter.men, reply.men)
         rate = rd.MELEE_RATE if reply_melee else rd.RANGED_RATE
-        att_loss = min(shooter.men, half_up(rate * wr * math.sqrt(reply.quality / guard_q)))
+        att_loss = min(shooter.men, round_half_up(rate * wr * math.sqrt(reply.quality / guard_q)))
     return ExchangeResult(att_loss, dfn_loss)
 
 
@@ -248,6 +240,23 @@ class Hurt:
     destroyed: bool = False
 
 
+def morale_after(unit: Unit, lost: int) -> float:
+    """The troop's morale once it loses `lost` of its men: -0.75 per 1% lost, never below 0 (COMBAT-170)."""
+    if unit.men <= 0:
+        return unit.morale
+    return max(0.0, unit.morale - rd.MORALE_PER_PCT_LOST * 100.0 * lost / unit.men)
+
+
+def breaks_on_losses(men_before: int, lost: int) -> bool:
+    """Losing 25% or more of its men in one fight breaks a side (COMBAT-180); militia breaks on this alone (COMBAT-210)."""
+    return lost >= rd.ROUT_LOSS_SHARE * men_before
+
+
+def routs(men_before: int, lost: int, morale: float) -> bool:
+    """A troop breaks when it loses 25% or more of its men in one fight or ends it at morale 20 or less (COMBAT-180)."""
+    return breaks_on_losses(men_before, lost) or morale <= rd.ROUT_MORALE
+
+
 def hurt(state: GameState, unit: Unit, lost: int, *, morale: bool = True, can_break: bool = True) -> Hurt:
     """Apply a fight's losses: men, -0.75 morale per 1% lost, +1 XP (troop and general), break-up under 100.
 
@@ -257,14 +266,13 @@ def hurt(state: GameState, unit: Unit, lost: int, *, morale: bool = True, can_br
     """
     before = unit.men
     lost = max(0, min(lost, before))
+    if morale:
+        unit.morale = morale_after(unit, lost)
     unit.men = before - lost
-    if morale and before > 0:
-        unit.morale = max(0.0, unit.morale - rd.MORALE_PER_PCT_LOST * 100.0 * lost / before)
     unit.xp += 1
     gen.add_general_xp(state, unit)
     destroyed = unit.men < rd.BREAK_UP_BELOW
-    broke = can_break and not destroyed and before > 0 and (
-        lost >= rd.ROUT_LOSS_SHARE * before or unit.morale <= rd.ROUT_MORALE)
+    broke = can_break and not destroyed and before > 0 and routs(before, lost, unit.morale)
     return Hurt(lost, broke, destroyed)
 
 
@@ -274,11 +282,6 @@ def defeat_shock(state: GameState, owner: str, tile: Tile, exclude: int | None) 
         if (other.owner == owner and other.id != exclude and other.spec.fighting
                 and distance(other.tile, tile) <= rd.DEFEAT_SHOCK_RADIUS):
             other.morale = max(0.0, other.morale - rd.DEFEAT_SHOCK)
-
-
-def _captor(state: GameState, owner: str | None) -> str | None:
-    """The kingdom that may capture a destroyed troop's general: a kingdom, never bandits (GEN-050, OPEN-40)."""
-    return owner if owner in state.kingdoms else None
 
 
 def _in_enemy_reach(state: GameState, unit: Unit, tile: Tile, skip: int | None) -> bool:
@@ -334,13 +337,13 @@ def fall_back(ctx: MonthContext, unit: Unit, enemy: Tile, pursuer_cavalry: bool 
     """
     state = ctx.state
     dest = fall_back_tile(state, unit, enemy, foe_id)
-    captor = _captor(state, foe_owner)
+    captor = captor_of(state, foe_owner)
     if dest is None:
         remove_unit(ctx, unit, captor)
         return "is encircled with nowhere to flee and surrenders"
     note = ""
     if pursuer_cavalry or _cavalry_beside(state, foe_owner, unit.tile):
-        chased = half_up(unit.men * rd.PURSUIT_LOSS)
+        chased = round_half_up(unit.men * rd.PURSUIT_LOSS)
         unit.men -= chased
         note = f", loses {chased:,} more to pursuing cavalry"
         if unit.men < rd.BREAK_UP_BELOW:
@@ -380,7 +383,7 @@ def scout_attacked(ctx: MonthContext, scout: Unit, attacker: Unit) -> str:
     where = fmt_tile(scout.tile)
     if dest is None:
         why = "ridden down by cavalry" if attacker.type == "cavalry" else "caught with nowhere to slip away"
-        remove_unit(ctx, scout, _captor(state, attacker.owner), by_unit=attacker)
+        remove_unit(ctx, scout, captor_of(state, attacker.owner), by_unit=attacker)
         _tell(ctx, scout.owner, f"Your scout #{scout.id} at {where} was {why}.", unit_id=scout.id)
         return f"the scout #{scout.id} at {where} is {why}"
     scout.q, scout.r = dest
@@ -388,6 +391,11 @@ def scout_attacked(ctx: MonthContext, scout: Unit, attacker: Unit) -> str:
     _tell(ctx, scout.owner, f"Your scout #{scout.id} was attacked at {where} and slipped away to {fmt_tile(dest)}.",
           unit_id=scout.id)
     return f"the scout #{scout.id} slips away from {where} to {fmt_tile(dest)}"
+
+
+def civilians_of(state: GameState, tile: Tile, owner: str) -> list[Unit]:
+    """`owner`'s civilian units (colonists, wagons) on `tile`, in id order: what falls with a beaten escort (MOVE-140)."""
+    return [o for o in sorted(state.units_at(*tile), key=lambda u: u.id) if o.owner == owner and slot_of(o) == CIVILIAN]
 
 
 def civilians_lost(ctx: MonthContext, tile: Tile, loser: str, by_unit: Unit) -> list[str]:
@@ -399,16 +407,14 @@ def civilians_lost(ctx: MonthContext, tile: Tile, loser: str, by_unit: Unit) -> 
     if by_unit.owner not in state.kingdoms:
         return []
     out: list[str] = []
-    for other in sorted(state.units_at(*tile), key=lambda u: u.id):
-        if other.owner != loser or slot_of(other) != CIVILIAN:
-            continue
+    for other in civilians_of(state, tile, loser):
         if other.type == "wagon":
             capture_wagon(ctx, other, by_unit)
             out.append(f"wagon #{other.id} captured with {other.cargo:.1f} dan")
         else:
-            remove_unit(ctx, other, _captor(state, by_unit.owner), by_unit=by_unit)
+            remove_unit(ctx, other, captor_of(state, by_unit.owner), by_unit=by_unit)
             _tell(ctx, loser, f"Your {other.type} #{other.id} at {fmt_tile(tile)} were destroyed by "
-                  f"{_side(state, by_unit.owner)} #{by_unit.id}.", unit_id=other.id)
+                  f"{side_name(state, by_unit.owner)} #{by_unit.id}.", unit_id=other.id)
             out.append(f"{other.type} #{other.id} destroyed")
     return out
 
@@ -416,11 +422,6 @@ def civilians_lost(ctx: MonthContext, tile: Tile, loser: str, by_unit: Unit) -> 
 def _tell(ctx: MonthContext, owner: str, text: str, **data: object) -> None:
     if owner in ctx.state.kingdoms:
         ctx.emit("field", text, [owner], **data)
-
-
-def _side(state: GameState, owner: str) -> str:
-    kd = state.kingdoms.get(owner)
-    return kd.name if kd is not None else owner
 
 
 # --- a field battle (COMBAT-040..260) ---------------------------------------------------------------------------
@@ -480,7 +481,7 @@ class Battle:
         """The defender's news of the fight."""
         a, d = self.attacker, self.defender
         how = "attacked" if self.kind == "melee" else "shot at"
-        text = (f"Your #{d.unit_id} {d.type} at {fmt_tile(self.tile)} was {how} by {a.type} of {_side(state, a.owner)}: "
+        text = (f"Your #{d.unit_id} {d.type} at {fmt_tile(self.tile)} was {how} by {a.type} of {side_name(state, a.owner)}: "
                 f"you lost "
                 f"{d.lost:,}, they lost {a.lost:,}")
         if d.fate:
@@ -498,7 +499,7 @@ def _settle(ctx: MonthContext, unit: Unit, res: Hurt, side: Side, *, foe: Unit, 
     side.morale_after = unit.morale
     where = unit.tile
     if res.destroyed:
-        remove_unit(ctx, unit, _captor(state, foe.owner), by_unit=foe)
+        remove_unit(ctx, unit, captor_of(state, foe.owner), by_unit=foe)
         side.fate = "is destroyed, its last men scatter"
     elif res.broke:
         side.fate = fall_back(ctx, unit, foe.tile, foe.type == "cavalry", foe_owner=foe.owner, foe_id=foe.id)
@@ -542,6 +543,21 @@ def _camp_to_burn(state: GameState, attacker: Unit, defender: Unit) -> int | Non
     return None
 
 
+def burn_factor(state: GameState, attacker: Unit, defender: Unit) -> float:
+    """Defenders whose camp the attack sets ablaze lose 10% more men (SUPPLY-290), else x1."""
+    return 1.0 + rd.CAMP_BURN_EXTRA_LOSS if _camp_to_burn(state, attacker, defender) is not None else 1.0
+
+
+def melee_exchange(state: GameState, attacker: Unit, defender: Unit) -> tuple[Fighter, Fighter, float, ExchangeResult]:
+    """The melee of `attacker` striking `defender` beside it, worked out without changing anything (a dry run):
+    both fighters, the flank factor and the losses, a burning camp's extra 10% included (COMBAT-040..130, SUPPLY-290).
+    """
+    fa = fighter_for(state, attacker, "attack", defender)
+    fd = fighter_for(state, defender, "defend", attacker)
+    flank = flank_factor(state, attacker, defender.tile)
+    return fa, fd, flank, melee(fa, fd, flank * burn_factor(state, attacker, defender))
+
+
 def field_battle(ctx: MonthContext, attacker: Unit, defender: Unit) -> Battle:
     """Fight one field battle: a melee troop strikes a troop beside it, or shooters shoot at one within range.
 
@@ -558,7 +574,6 @@ def field_battle(ctx: MonthContext, attacker: Unit, defender: Unit) -> Battle:
     between_kingdoms = attacker.owner in state.kingdoms and defender.owner in state.kingdoms
     garrison_post = holds_city(state, attacker)
     camp_id = _camp_to_burn(state, attacker, defender)
-    burn = 1.0 + rd.CAMP_BURN_EXTRA_LOSS if camp_id is not None else 1.0  # defenders lose 10% more (SUPPLY-290)
     if shooting:
         fa = fighter_for(state, attacker, "shoot", defender)
         fd = fighter_for(state, defender, "defend", attacker)
@@ -569,13 +584,11 @@ def field_battle(ctx: MonthContext, attacker: Unit, defender: Unit) -> Battle:
         elif defender.spec.fighting and not defender.spec.shooter and dist == 1:
             reply, reply_kind = fd, "strike back"
         guard = fighter_for(state, attacker, "guard", defender)
-        res = volley(fa, fd, reply, guard=guard, reply_melee=reply_kind == "strike back", extra=burn)
+        res = volley(fa, fd, reply, guard=guard, reply_melee=reply_kind == "strike back",
+                     extra=burn_factor(state, attacker, defender))
         flank = 1.0
     else:
-        fa = fighter_for(state, attacker, "attack", defender)
-        fd = fighter_for(state, defender, "defend", attacker)
-        flank = flank_factor(state, attacker, tile)
-        res = melee(fa, fd, flank * burn)
+        fa, fd, flank, res = melee_exchange(state, attacker, defender)
         reply_kind = ""
     d_loss = res.dfn_loss
     battle = Battle("volley" if shooting else "melee",

@@ -45,6 +45,17 @@ def hold_down_present(state: GameState, city: City) -> int:
 # --- removing units --------------------------------------------------------------------------------------
 
 
+def side_name(state: GameState, owner: str) -> str:
+    """A kingdom's name, or the side's id ("bandits") when it is no kingdom."""
+    kd = state.kingdoms.get(owner)
+    return kd.name if kd is not None else owner
+
+
+def captor_of(state: GameState, owner: str | None) -> str | None:
+    """The kingdom that may capture a destroyed troop's general: a kingdom, never bandits (GEN-050, OPEN-40)."""
+    return owner if owner in state.kingdoms else None
+
+
 def remove_unit(ctx: MonthContext, unit: Unit, by_kingdom: str | None, *, by_unit: Unit | None = None) -> None:
     """Take a unit off the board; its general is captured (when a kingdom did it) or relocates (GEN-050/060)."""
     if unit.id not in ctx.state.units:
@@ -73,14 +84,23 @@ def _release_waiting_generals(ctx: MonthContext, city: City, owner: str) -> None
     gen.city_fell(ctx, city, owner, None)
 
 
-def _reset_hands(city: City, owner: str) -> None:
-    """Bookkeeping common to every change of hands: owner, no capture, no unrest, empty queue."""
+def reset_hands(city: City, owner: str) -> None:
+    """Bookkeeping common to every change of hands: owner, no capture, no unrest, empty queue, not a capital."""
     city.owner = owner
     city.captured_by = None
     city.restless = False
     city.unrest_months = 0
     city.queue = []
     city.is_capital = False
+
+
+def _hand_over(ctx: MonthContext, city: City, old: str, new: str) -> list[Unit]:
+    """A city changes hands without a fight: the old owner's units inside are lost, its waiting generals leave,
+    and the city passes to `new` (CITY-200, CONQ-060, OPEN-16). Returns the units lost."""
+    lost = _lose_units_in(ctx, city, old)
+    _release_waiting_generals(ctx, city, old)
+    reset_hands(city, new)
+    return lost
 
 
 # --- revolts and returns (CITY-200, CONQ-060, OPEN-16/17/19) ----------------------------------------------
@@ -99,15 +119,13 @@ def pass_to_bandits(ctx: MonthContext, city: City, reason: str) -> bool:
     kd = state.kingdoms.get(old)
     if kd is not None and not kd.eliminated and kd.capital_id == city.id:
         return False
-    lost = _lose_units_in(ctx, city, old)
-    _release_waiting_generals(ctx, city, old)
-    _reset_hands(city, rd.BANDITS)
+    lost = _hand_over(ctx, city, old, rd.BANDITS)
     burned_grain, burned_store = city.grain, city.store
     city.grain = 0.0
     city.store = 0.0
     city.happiness = float(rd.HAPPY_START)
     ctx.captured.add(city.id)
-    old_name = kd.name if kd is not None else old
+    old_name = side_name(state, old)
     text = f"{city.name} {fmt_tile(city.tile)} of {old_name} goes over to the bandits: {reason}."
     ctx.emit("city_to_bandits", text, None, city_id=city.id, old_owner=old, reason=reason)
     if lost or burned_grain or burned_store:
@@ -130,12 +148,10 @@ def return_to_founder(ctx: MonthContext, city: City, reason: str) -> bool:
     old = city.owner
     if old == founder:
         return False
-    lost = _lose_units_in(ctx, city, old)
-    _release_waiting_generals(ctx, city, old)
-    _reset_hands(city, founder)
+    lost = _hand_over(ctx, city, old, founder)
     city.store = 0.0
     ctx.captured.add(city.id)
-    old_name = state.kingdoms[old].name if old in state.kingdoms else old
+    old_name = side_name(state, old)
     ctx.emit("city_returned", f"{city.name} {fmt_tile(city.tile)} rises against {old_name} and returns to its founder "
              f"{fkd.name}: {reason}.", None, city_id=city.id, old_owner=old, new_owner=founder, reason=reason)
     if lost:

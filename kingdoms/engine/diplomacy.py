@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from kingdoms import ruledata as rd
 from kingdoms.engine.context import MonthContext, OrderFailed
+from kingdoms.engine.pathing import Ground
 from kingdoms.engine.registry import phase, verb
 from kingdoms.hexgrid import Tile, distance, fmt_tile
 from kingdoms.state import GameState, Unit
@@ -87,42 +88,16 @@ def crosses_borders(unit: Unit) -> bool:
     return unit.spec.kind == "agent"
 
 
-def _slot(unit: Unit) -> str:
-    """Which stacking slot a unit takes on a tile (MOVE-110): troop, siege train, civilian, or none (agents)."""
-    if unit.spec.kind == "agent":
-        return "agent"
-    if unit.type == "catapult":
-        return "siege"
-    return "troop" if unit.spec.fighting else "civilian"
-
-
-def _free_for(state: GameState, unit: Unit, i: int) -> bool:
-    """Can `unit` stand on flat index i: passable, open to it, no foreign unit or city, its slot free."""
-    gm = state.map
-    if gm.move_cost[i] <= 0 or (gm.is_crossing(i) and unit.type != "colonists"):
-        return False
-    q, r = gm.tile(i)
-    if closed_by(state, unit.owner, q, r) is not None:
-        return False
-    city = state.city_at(q, r)
-    if city is not None and city.owner != unit.owner:
-        return False
-    slot = _slot(unit)
-    for other in state.units_at(q, r):
-        if other.id == unit.id or other.spec.kind == "agent":
-            continue
-        if other.owner != unit.owner or _slot(other) == slot:
-            return False
-    return True
-
-
 def expulsion_tile(state: GameState, unit: Unit, closer: str) -> Tile | None:
     """Nearest free tile outside the closed land, reached without crossing other closed land (OPEN-76).
 
     Breadth-first over passable tiles from the unit, through `closer`'s land and open tiles; among the nearest
     free tiles the one nearest a city of the unit's kingdom, then lowest r, then lowest q. None if there is none.
+    A free tile is one a march of the unit may end on (pathing.Ground.endable: passable, no river crossing, no
+    foreign city or unit, its stacking slot free, MOVE-110, MOVE-290, OPEN-65/67).
     """
     gm = state.map
+    ground = Ground(state, unit)
     start = gm.index(unit.q, unit.r)
     own_cities = [c.tile for c in state.cities.values() if c.owner == unit.owner]
     seen = {start}
@@ -141,7 +116,7 @@ def expulsion_tile(state: GameState, unit: Unit, closer: str) -> Tile | None:
                 if holder is not None and holder != closer:
                     continue
                 nxt.append(j)
-                if holder is None and _free_for(state, unit, j):
+                if holder is None and ground.endable(j):
                     found.append((q, r))
         if found:
             return min(found, key=lambda t: (min((distance(t, c) for c in own_cities), default=0), t[1], t[0]))

@@ -41,14 +41,26 @@ TROOP, SIEGE, CIVILIAN, AGENT = "troop", "siege", "civilian", "agent"
 STEP, CROSS, OVERFLOW = "step", "cross", "overflow"
 
 
+def _slot_rule(unit_type: str, spec: rd.UnitType) -> str:
+    """One troop, one siege train (catapults) and one civilian per tile; agents take no slot (MOVE-110, OPEN-67)."""
+    if spec.kind == "agent":
+        return AGENT
+    if unit_type == "catapult":
+        return SIEGE
+    return TROOP if spec.kind == "troop" else CIVILIAN
+
+
+_SLOTS = {name: _slot_rule(name, spec) for name, spec in rd.UNITS.items()}
+
+
+def slot_of_type(unit_type: str) -> str:
+    """The stacking slot a unit of this type takes on its tile (MOVE-110, OPEN-67)."""
+    return _SLOTS[unit_type]
+
+
 def slot_of(unit: Unit) -> str:
     """The stacking slot a unit takes on its tile (MOVE-110, OPEN-67)."""
-    kind = unit.spec.kind
-    if kind == "agent":
-        return AGENT
-    if unit.type == "catapult":
-        return SIEGE
-    return TROOP if kind == "troop" else CIVILIAN
+    return _SLOTS[unit.type]
 
 
 def is_armed(unit: Unit) -> bool:
@@ -56,8 +68,6 @@ def is_armed(unit: Unit) -> bool:
     return unit.spec.fighting
 
 
-_SLOTS = {name: (AGENT if spec.kind == "agent" else SIEGE if name == "catapult" else
-                 TROOP if spec.kind == "troop" else CIVILIAN) for name, spec in rd.UNITS.items()}
 _ARMED = frozenset(name for name, spec in rd.UNITS.items() if spec.fighting)
 
 

@@ -24,19 +24,30 @@ from kingdoms.engine import generals as gen
 from kingdoms.engine.combat import (
     Fighter,
     Hurt,
+    breaks_on_losses,
     defeat_shock,
     fall_back,
     fighter_for,
     flank_factor,
-    half_up,
     hunger_factor,
     hurt,
     melee,
+    terrain_bonus,
     volley,
     walls_factor,
 )
-from kingdoms.engine.conquest import eliminate, remove_unit, units_on
+from kingdoms.engine.conquest import (
+    captor_of,
+    eliminate,
+    on_city_land,
+    remove_unit,
+    reset_hands,
+    side_name,
+    units_on,
+)
 from kingdoms.engine.context import MonthContext, OrderFailed
+from kingdoms.engine.economy import round_half_up
+from kingdoms.engine.pathing import TROOP, slot_of
 from kingdoms.engine.registry import phase
 from kingdoms.hexgrid import distance, fmt_tile
 from kingdoms.state import City, GameState, Unit
@@ -46,7 +57,7 @@ from kingdoms.state import City, GameState, Unit
 
 def is_garrison_type(unit: Unit) -> bool:
     """A fighting troop that can be a garrison: any but a siege train (MOVE-120)."""
-    return unit.spec.fighting and unit.type != "catapult"
+    return slot_of(unit) == TROOP
 
 
 def garrison(state: GameState, city: City) -> Unit | None:
@@ -65,7 +76,7 @@ def full_militia(state: GameState, city: City, month: int | None = None) -> int:
 
 def standing_militia(state: GameState, city: City) -> int:
     """Militia standing now: what is left of it, never more than the full militia (SIEGE-080)."""
-    return max(0, min(half_up(city.militia), full_militia(state, city)))
+    return max(0, min(round_half_up(city.militia), full_militia(state, city)))
 
 
 def engines(unit: Unit) -> float:
@@ -75,7 +86,7 @@ def engines(unit: Unit) -> float:
 
 def city_terrain(state: GameState, city: City) -> float:
     """Defence bonus of the city tile's terrain, which counts for its garrison and militia (OPEN-98)."""
-    return float(state.map.defence[state.map.index(city.q, city.r)])
+    return terrain_bonus(state, city.tile)
 
 
 def militia_quality(state: GameState, city: City, walls: float) -> float:
@@ -94,15 +105,6 @@ def militia_fighter(state: GameState, city: City, walls: float) -> Fighter:
     return Fighter(standing_militia(state, city), militia_quality(state, city, walls))
 
 
-def _who(state: GameState, owner: str) -> str:
-    return state.kingdoms[owner].name if owner in state.kingdoms else owner
-
-
-def _captor(state: GameState, owner: str) -> str | None:
-    """A kingdom that can capture generals; bandits never do (OPEN-40)."""
-    return owner if owner in state.kingdoms else None
-
-
 def _tell_owner(ctx: MonthContext, city: City, owner: str, text: str) -> None:
     if owner in ctx.state.kingdoms:
         ctx.emit("city_attacked", text, [owner], city_id=city.id)
@@ -112,7 +114,7 @@ def _check_city_target(state: GameState, unit: Unit, city: City) -> None:
     if city.owner == unit.owner:
         raise OrderFailed("own_city", f"{city.name} {fmt_tile(city.tile)} is your own city: attack an enemy's")
     if not state.at_war(unit.owner, city.owner):
-        raise OrderFailed("not_at_war", f"you are at peace with {_who(state, city.owner)}: declare_war first "
+        raise OrderFailed("not_at_war", f"you are at peace with {side_name(state, city.owner)}: declare_war first "
                                         f"(or attack with surprise)")
 
 
@@ -171,7 +173,7 @@ def shoot_city(ctx: MonthContext, unit: Unit, city: City) -> str:
     if unit.type == "catapult":
         eng = engines(unit)
         city.walls = max(0.0, walls0 - rd.ENGINE_WALL_DAMAGE * eng)
-        kills = half_up(rd.ENGINE_KILLS * eng)
+        kills = round_half_up(rd.ENGINE_KILLS * eng)
         parts.append(f"walls {walls0:.0f} -> {city.walls:.0f}")
         if gar is not None:
             g_loss = min(kills, gar.men)
@@ -185,20 +187,20 @@ def shoot_city(ctx: MonthContext, unit: Unit, city: City) -> str:
         g = hurt(state, gar, g_loss, can_break=False)
         parts.append(f"garrison loses {g_loss:,}")
         if g.destroyed:
-            remove_unit(ctx, gar, _captor(state, unit.owner), by_unit=unit)
+            remove_unit(ctx, gar, captor_of(state, unit.owner), by_unit=unit)
             parts.append("the garrison is destroyed")
     if m_loss:
         _militia_loss(city, militia, m_loss)
-        parts.append(f"militia loses {m_loss:,} ({half_up(city.militia):,} left)")
+        parts.append(f"militia loses {m_loss:,} ({round_half_up(city.militia):,} left)")
     elif gar is None and militia <= 0:
         parts.append("no defender stands to be hit")
     mine = hurt(state, unit, res.att_loss, morale=False, can_break=False)
     if res.att_loss:
         parts.append(f"return fire kills {res.att_loss:,} of #{unit.id}")
     if mine.destroyed:
-        remove_unit(ctx, unit, _captor(state, defender_owner))
+        remove_unit(ctx, unit, captor_of(state, defender_owner))
         parts.append(f"#{unit.id} is destroyed")
-    _tell_owner(ctx, city, defender_owner, f"{city.name} is shot at by {_who(state, unit.owner)} {unit.type}: "
+    _tell_owner(ctx, city, defender_owner, f"{city.name} is shot at by {side_name(state, unit.owner)} {unit.type}: "
                 + "; ".join(parts) + ".")
     return f"#{unit.id} {unit.type} shoots at {city.name} {fmt_tile(city.tile)}: " + "; ".join(parts)
 
@@ -246,12 +248,12 @@ def assault_city(ctx: MonthContext, unit: Unit, city: City) -> str:
         text = f"{head}: garrison #{gar.id} {gar.type} loses {res.dfn_loss:,}, you lose {res.att_loss:,}"
         cavalry = gar.type == "cavalry" and not g.destroyed
         if g.destroyed:
-            remove_unit(ctx, gar, _captor(state, unit.owner), by_unit=unit)
+            remove_unit(ctx, gar, captor_of(state, unit.owner), by_unit=unit)
             text += "; the garrison is destroyed, the townspeople still man the walls"
             if between_kingdoms:
                 defeat_shock(state, defender_owner, city.tile, gar.id)
         text += _after_attacker(ctx, unit, a, city, cavalry, gar.id, between_kingdoms)
-        _tell_owner(ctx, city, defender_owner, f"{city.name} was assaulted by {_who(state, unit.owner)} "
+        _tell_owner(ctx, city, defender_owner, f"{city.name} was assaulted by {side_name(state, unit.owner)} "
                     f"{unit.type}: the garrison lost {res.dfn_loss:,}, the attackers {res.att_loss:,}; "
                     f"walls {city.walls:.0f}.")
         return text
@@ -260,12 +262,12 @@ def assault_city(ctx: MonthContext, unit: Unit, city: City) -> str:
         if city.walls <= 0:
             capture_city(ctx, city, unit.owner, unit)
             return f"{head}: no garrison, no militia, no walls: {city.name} is taken"
-        _tell_owner(ctx, city, defender_owner, f"{city.name} was assaulted by {_who(state, unit.owner)} {unit.type}: "
+        _tell_owner(ctx, city, defender_owner, f"{city.name} was assaulted by {side_name(state, unit.owner)} {unit.type}: "
                     f"no one stood to fight; walls {city.walls:.0f}.")
         return f"{head}: nobody stands to fight, but the walls ({city.walls:.0f}) still stand"
     res = melee(fighter_for(state, unit, "attack", "militia"), militia_fighter(state, city, walls0), flank)
     m_loss = _militia_loss(city, militia, res.dfn_loss)
-    beaten = m_loss >= rd.ROUT_LOSS_SHARE * militia or city.militia <= 0
+    beaten = breaks_on_losses(militia, m_loss) or city.militia <= 0
     a = hurt(state, unit, res.att_loss)
     text = (f"{head}: militia loses {m_loss:,} of {militia:,}" + (" and breaks" if beaten else "")
             + f", you lose {res.att_loss:,}")
@@ -275,7 +277,7 @@ def assault_city(ctx: MonthContext, unit: Unit, city: City) -> str:
     if beaten and city.walls > 0:
         text += f"; the walls ({city.walls:.0f}) still stand"
     text += _after_attacker(ctx, unit, a, city, False, None, between_kingdoms)
-    _tell_owner(ctx, city, defender_owner, f"{city.name} was assaulted by {_who(state, unit.owner)} {unit.type}: "
+    _tell_owner(ctx, city, defender_owner, f"{city.name} was assaulted by {side_name(state, unit.owner)} {unit.type}: "
                 f"the militia lost {m_loss:,}, the attackers {res.att_loss:,}; walls {city.walls:.0f}.")
     return text
 
@@ -289,7 +291,7 @@ def _after_attacker(ctx: MonthContext, unit: Unit, res: Hurt, city: City, cavalr
     if between_kingdoms:
         defeat_shock(state, unit.owner, unit.tile, unit.id)
     if res.destroyed:
-        remove_unit(ctx, unit, _captor(state, city.owner))
+        remove_unit(ctx, unit, captor_of(state, city.owner))
         return f"; #{unit.id} is cut to pieces and scatters"
     return f"; the assault breaks: #{unit.id} " + fall_back(ctx, unit, city.tile, cavalry, foe_owner=city.owner,
                                                              foe_id=foe_id)
@@ -329,12 +331,9 @@ def capture_city(ctx: MonthContext, city: City, captor: str, by_unit: Unit | Non
     gen.city_fell(ctx, city, loser, captor)
     credited = city.store
     city.store = 0.0
-    city.queue = []
-    city.owner = captor
+    reset_hands(city, captor)  # the captor's now: empty queue, not a capital, no unrest
     intel.spies_captured(ctx, city, loser)  # INTEL-200: the loser's spies inside are taken
-    city.is_capital = False
     city.happiness = float(rd.HAPPY_START)
-    city.unrest_months = 0
     founded_by_captor = city.founder == captor
     city.restless = not founded_by_captor
     city.captured_by = captor if (loser in state.kingdoms and loser != captor and not founded_by_captor) else None
@@ -350,8 +349,8 @@ def capture_city(ctx: MonthContext, city: City, captor: str, by_unit: Unit | Non
     if by_unit is not None and by_unit.id in state.units and by_unit.owner == captor:
         by_unit.q, by_unit.r = city.q, city.r
         by_unit.fortified = False
-    captor_name = _who(state, captor)
-    loser_name = _who(state, loser)
+    captor_name = side_name(state, captor)
+    loser_name = side_name(state, loser)
     what = " (a capture)" if city.captured_by == captor or city.is_ruin else ""
     ctx.emit("city_captured", f"{captor_name} takes {city.name} {fmt_tile(city.tile)} from {loser_name}{what}.", None,
              city_id=city.id, captor=captor, loser=loser, capture=bool(what))
@@ -390,13 +389,13 @@ def fire_towers(ctx: MonthContext) -> None:
         for unit in tower_targets(state, city, ctx.shot_at_city.get(city.id, set())):
             if unit.id not in state.units:
                 continue
-            killed = min(unit.men, half_up(unit.men * rate))
+            killed = min(unit.men, round_half_up(unit.men * rate))
             if killed <= 0:
                 continue
             unit.men -= killed
             note = f"The towers of {city.name} {fmt_tile(city.tile)} kill {killed:,} of #{unit.id} {unit.type}"
             if unit.men <= 0:
-                remove_unit(ctx, unit, city.owner if city.owner in state.kingdoms else None)
+                remove_unit(ctx, unit, captor_of(state, city.owner))
                 note += ", the last of them"
             if unit.owner in state.kingdoms:
                 ctx.emit("towers", note + ".", [unit.owner], unit_id=unit.id, city_id=city.id, killed=killed)
@@ -406,17 +405,20 @@ def fire_towers(ctx: MonthContext) -> None:
 
 def besiegers(state: GameState, city: City) -> list[Unit]:
     """Enemy fighting troops (shooters and siege trains included) on the city's own land within 2 tiles (SIEGE-150)."""
-    gm = state.map
     out = []
     for unit in state.units.values():
         if not unit.spec.fighting or unit.men <= 0 or unit.tile == city.tile:
             continue
         if distance(unit.tile, city.tile) > rd.BLOCKADE_RADIUS or not state.at_war(city.owner, unit.owner):
             continue
-        i = gm.index(unit.q, unit.r)
-        if i >= 0 and int(state.owner[i]) == city.id:
+        if on_city_land(state, city, unit):
             out.append(unit)
     return sorted(out, key=lambda u: u.id)
+
+
+def besieging_men(state: GameState, city: City) -> int:
+    """Men of the besiegers on the city's land within 2 tiles (SIEGE-150)."""
+    return sum(u.men for u in besiegers(state, city))
 
 
 def blockade_threshold(state: GameState, city: City) -> int:
@@ -427,7 +429,7 @@ def blockade_threshold(state: GameState, city: City) -> int:
 
 def is_blockaded(state: GameState, city: City) -> bool:
     """At least one enemy man, and at least garrison + standing militia, on its land within 2 (SIEGE-150, OPEN-100)."""
-    men = sum(u.men for u in besiegers(state, city))
+    men = besieging_men(state, city)
     return men >= 1 and men >= blockade_threshold(state, city)
 
 
@@ -442,7 +444,7 @@ def towers_phase(ctx: MonthContext) -> None:
     for cid in sorted(ctx.blockaded):
         city = state.cities[cid]
         if city.owner in state.kingdoms:
-            men = sum(u.men for u in besiegers(state, city))
+            men = besieging_men(state, city)
             ctx.emit("blockade", f"{city.name} {fmt_tile(city.tile)} is BLOCKADED by {men:,} enemy men on its land: no "
                      f"harvest, no growth, no repairs, half production, walls -{rd.BLOCKADE_CRUMBLE} a month.",
                      [city.owner], city_id=cid, men=men)
@@ -472,11 +474,11 @@ def militia_phase(ctx: MonthContext) -> None:
         full = full_militia(state, city)
         now = min(float(full), max(0.0, city.militia))
         if now < full:
-            now = min(float(full), now + half_up(rd.MILITIA_REGEN * full))
-        city.militia = float(half_up(now))
+            now = min(float(full), now + round_half_up(rd.MILITIA_REGEN * full))
+        city.militia = float(round_half_up(now))
         city.last["militia_standing"] = int(city.militia)
         city.last["militia_full"] = full
         city.last["blockaded"] = city.id in ctx.blockaded
         city.last["attacked"] = city.id in ctx.cities_attacked
-        city.last["besieging_men"] = sum(u.men for u in besiegers(state, city))
+        city.last["besieging_men"] = besieging_men(state, city)
         city.last["blockade_needs"] = blockade_threshold(state, city)

@@ -16,9 +16,10 @@ import math
 from collections.abc import Iterable
 
 from kingdoms import ruledata as rd
+from kingdoms.engine.conquest import remove_unit, side_name
 from kingdoms.engine.context import MonthContext, OrderFailed
-from kingdoms.engine.economy import granary_capacity
-from kingdoms.engine.generals import troop_destroyed
+from kingdoms.engine.economy import granary_capacity, round_half_up
+from kingdoms.engine.pathing import Ground
 from kingdoms.engine.registry import phase, verb
 from kingdoms.hexgrid import Tile, distance, fmt_tile
 from kingdoms.state import Camp, City, GameState, Unit
@@ -63,10 +64,6 @@ def rations_warning(unit: Unit, months_out: float) -> str | None:
             f"(or grain reaches it by ship_grain)")
 
 
-def _half_up(x: float) -> int:
-    return int(math.floor(x + 0.5))
-
-
 def _nearest_key(tile: Tile, origin: Tile) -> tuple[int, int, int]:
     """Nearest first, then lowest r, then lowest q (OPEN-74)."""
     return (distance(origin, tile), tile[1], tile[0])
@@ -100,9 +97,10 @@ def supplying_camps(state: GameState, owner: str, tile: Tile) -> list[Camp]:
     return sorted(found, key=lambda c: (*_nearest_key((c.q, c.r), tile), c.id))
 
 
-def in_own_camp(state: GameState, unit: Unit) -> bool:
-    """The troop stands in a camp of its own kingdom (+25% defence, faster morale: SUPPLY-250)."""
-    camp = camp_at(state, unit.tile)
+def in_own_camp(state: GameState, unit: Unit, tile: Tile | None = None) -> bool:
+    """A camp of the troop's own kingdom stands on `tile` (default: where it stands): +25% defence, faster
+    morale (SUPPLY-250)."""
+    camp = camp_at(state, unit.tile if tile is None else tile)
     return camp is not None and camp.owner == unit.owner
 
 
@@ -112,11 +110,6 @@ def in_supply(state: GameState, owner: str, tile: Tile) -> bool:
     if city is not None and city.owner == owner:
         return True
     return bool(supplying_camps(state, owner, tile))
-
-
-def camp_closed(state: GameState, camp: Camp, kingdom: str) -> bool:
-    """A camp of an empire at peace with `kingdom` is closed to its troops (SUPPLY-280)."""
-    return camp.owner != kingdom and not state.at_war(camp.owner, kingdom)
 
 
 # --- camps: feeding (SUPPLY-040/060/250, OPEN-43) ------------------------------------------------------------
@@ -212,15 +205,13 @@ def _starve(ctx: MonthContext, unit: Unit, missing: float) -> None:
     """One hungry month for a troop missing `missing` of its ration (SUPPLY-180/190)."""
     unit.hunger += missing
     unit.morale = max(0.0, unit.morale - rd.HUNGER_MORALE * missing)
-    lost = min(unit.men, _half_up(unit.men * rd.HUNGER_DESERT * unit.hunger))
+    lost = min(unit.men, round_half_up(unit.men * rd.HUNGER_DESERT * unit.hunger))
     unit.men -= lost
     where = fmt_tile(unit.tile)
     if unit.men < rd.BREAK_UP_BELOW:
         ctx.emit("troop_starved", f"Your troop #{unit.id} {unit.type} at {where} has starved away: the last "
                  f"{unit.men + lost} men deserted or died.", [unit.owner], unit_id=unit.id)
-        troop_destroyed(ctx, unit, None)
-        ctx.state.units.pop(unit.id, None)
-        ctx.moves_left.pop(unit.id, None)
+        remove_unit(ctx, unit, None)
         return
     ctx.emit("troop_hungry",
              f"Your troop #{unit.id} {unit.type} at {where} went hungry ({missing:.0%} of its ration missing): "
@@ -321,7 +312,7 @@ def seize_camp(ctx: MonthContext, camp: Camp, unit: Unit) -> None:
     loser = camp.owner
     camp.owner = unit.owner
     where = fmt_tile((camp.q, camp.r))
-    taker = state.kingdoms[unit.owner].name if unit.owner in state.kingdoms else unit.owner
+    taker = side_name(state, unit.owner)
     ctx.emit("camp_seized", f"Your camp at {where} was seized by {taker} with its {camp.grain:.1f} dan.", [loser],
              camp_id=camp.id)
     ctx.emit("camp_seized", f"Your troop #{unit.id} seized the camp at {where} with {camp.grain:.1f} dan.",
@@ -359,31 +350,18 @@ def on_enter_tile(ctx: MonthContext, unit: Unit) -> Camp | None:
 # --- wagons (SUPPLY-100..170, OPEN-44) ---------------------------------------------------------------------------
 
 
-def _civilian_at(state: GameState, tile: Tile) -> Unit | None:
-    for u in state.units_at(*tile):
-        if u.spec.kind == "civilian":
-            return u
-    return None
-
-
 def _wagon_tile(state: GameState, city: City, to: Tile) -> Tile | None:
-    """Where a new wagon appears: the city tile, else a free neighbour nearest the destination (OPEN-44)."""
-    if _civilian_at(state, city.tile) is None:
-        return city.tile
-    gm = state.map
-    free: list[Tile] = []
-    for tile in gm.neighbours(*city.tile):
-        i = gm.index(*tile)
-        if gm.move_cost[i] <= 0 or gm.is_crossing(i):
-            continue
-        if _civilian_at(state, tile) is not None or any(u.owner != city.owner for u in state.units_at(*tile)):
-            continue
-        holder = state.tile_owner_city(*tile)
-        if holder is not None and holder.owner != city.owner and not state.at_war(holder.owner, city.owner):
-            continue
-        free.append(tile)
+    """Where a new wagon appears: the city tile, else a free neighbour nearest the destination (OPEN-44).
+
+    Free: a tile a wagon of the city's owner may stand on (pathing.Ground.endable: passable, not a river
+    crossing, not closed at peace, no foreign city or unit, no civilian of its own, MOVE-110, DIPLO-020).
+    """
+    ground = Ground(state, Unit(-1, city.owner, "wagon", city.q, city.r))
+    free = [t for t in [city.tile, *state.map.neighbours(*city.tile)] if ground.endable(ground.index(t))]
     if not free:
         return None
+    if free[0] == city.tile:
+        return city.tile
     return min(free, key=lambda t: _nearest_key(t, to))
 
 
