@@ -98,6 +98,9 @@ class Unit:
     standing: Json | None = None  # standing order (an order's dump), carried over to next month
     dest: Tile | None = None  # a wagon's destination
     home_city: int | None = None
+    #: what a standing attack order is aimed at beyond its tile (engine-internal, attack.py; COMBAT-320/350/370):
+    #: {"to": [q, r], "kind": "unit"|"city"|"camp", the target's id, type or name, and its owner when ordered}
+    standing_meta: Json | None = None
 
     @property
     def tile(self) -> Tile:

@@ -697,11 +697,12 @@ def test_combat_160_preview_warns_when_an_advance_leaves_the_troop_short():
 
 
 def test_combat_420_previewed_attacks_build_on_each_other():
-    """COMBAT-420: in one preview the second attack meets what the first left of the target."""
+    """COMBAT-420: in one preview the second attack meets what the first left of the target (watched: exact)."""
     state = world()
     a = add(state, "wei", "levy", (3, 4), 4_000)
     b = add(state, "wei", "levy", (5, 4), 4_000)
     add(state, "shu", "levy", (4, 4), 4_000)
+    add(state, "wei", "scout", (4, 2))  # a scout watches the target, so the preview is exact (COMBAT-410)
     res = check_orders(state, "wei", [], [Attack(unit_id=a.id, to=(4, 4)), Attack(unit_id=b.id, to=(4, 4))])
     # first: 800 each, x1.15 for #b beside the target -> 920: 4,000 -> 3,080 (23%, no rout)
     assert "levy (4,000) at (4,4): they lose 920" in res[0].message

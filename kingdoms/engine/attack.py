@@ -10,6 +10,15 @@ away is marched toward, and the order stands (COMBAT-350), aimed at the target's
 With hold, or as a garrison without pursue, it strikes only from where it stands (COMBAT-340/390).
 At peace an attack needs surprise and a target struck from outside the other's land; it starts the war when
 carried out (DIPLO-060..090). Cavalry spend 2 moves on an attack, others all (COMBAT-290, OPEN-29).
+
+A standing order remembers what it is aimed at in `Unit.standing_meta`: the unit (followed while in sight, ended
+out of sight or gone), or the city and its owner when ordered (ended once the city is seen gone or in other
+hands: it never strikes the new owner, COMBAT-370/380).
+Previews (issue-time checks, `ctx.scratch`) are exact only when a scout or spy watches the target troop, or,
+for a city, with a spy report from this month or last; otherwise a RANGE over the size class's men (OPEN-49),
+the target taken as untrained, at full morale, with no general (spearmen in a city), against the attacker's
+true strength; later previewed attacks build on the top of the range (COMBAT-410/420, INTEL-060/070/220).
+The month-end run is always exact.
 """
 
 from __future__ import annotations
@@ -31,8 +40,19 @@ from kingdoms.engine.movement import Goal, march
 from kingdoms.engine.pathing import AGENT, CIVILIAN, SIEGE, TROOP, Ground, slot_of
 from kingdoms.engine.registry import verb
 from kingdoms.engine.sight import sight_of
-from kingdoms.engine.visibility import can_see_unit, knows_city, require_own_unit
-from kingdoms.hexgrid import Tile, distance, fmt_tile, ring
+from kingdoms.engine.visibility import (
+    can_see_unit,
+    city_troops,
+    estimate_range,
+    has_fresh_report,
+    knows_city,
+    militia_estimate,
+    require_own_unit,
+    shown_walls,
+    troops_class,
+    watches_unit,
+)
+from kingdoms.hexgrid import Tile, distance, fmt_tile, ring, spiral
 from kingdoms.state import Camp, City, GameState, Unit
 
 #: Which unit on a tile an attack hits first (OPEN-52); spies are never hit.
@@ -49,12 +69,14 @@ class Target:
     unit: Unit | None = None
     city: City | None = None
     camp: Camp | None = None
+    label: str = ""  # a city aimed at by a standing order: its name as the kingdom knows it (perhaps out of sight)
+    city_id: int | None = None  # ... and its id (`city` is None when it is gone)
 
     def name(self) -> str:
         if self.unit is not None:
             return f"#{self.unit.id} {self.unit.type} at {fmt_tile(self.tile)}"
-        if self.city is not None:
-            return f"{self.city.name} {fmt_tile(self.tile)}"
+        if self.kind == "city":
+            return f"{self.label or (self.city.name if self.city is not None else 'the city')} {fmt_tile(self.tile)}"
         return f"the camp at {fmt_tile(self.tile)}"
 
     @property
@@ -78,25 +100,43 @@ def _owner_name(state: GameState, owner: str) -> str:
     return kd.name if kd is not None else owner
 
 
-def resolve_target(ctx: MonthContext, kingdom: str, to: Tile) -> Target:
-    """The target of an attack on `to` as it stands now, or OrderFailed (COMBAT-320..380, INTEL-050, OPEN-52)."""
+def resolve_target(ctx: MonthContext, kingdom: str, to: Tile, aim: dict | None = None) -> Target:
+    """The target of an attack on `to` as it stands now, or OrderFailed (COMBAT-320..380, INTEL-050, OPEN-52).
+
+    `aim` is what a standing order was aimed at (`Unit.standing_meta`): that unit or city is judged, not
+    whatever stands on `to` now.
+    """
+    if aim is not None:
+        kind = aim.get("kind")
+        if kind == "unit":
+            return _aimed_unit(ctx, kingdom, aim)
+        if kind == "city":
+            return _aimed_city(ctx, kingdom, to, aim)
+        if kind == "camp":
+            return _aimed_camp(ctx, kingdom, to, aim)
     state = ctx.state
     if state.map.index(*to) < 0:
         raise OrderFailed("off_map", f"{fmt_tile(to)} is off the map: attack a tile on it")
+    sight = sight_of(state, kingdom)
     city = state.city_at(*to)
-    if city is not None:
-        if city.owner == kingdom:
-            raise OrderFailed("own_target", f"{city.name} {fmt_tile(to)} is your own city: attack an enemy")
-        if knows_city(state, kingdom, city, sight_of(state, kingdom)):
-            return Target("city", to, city.owner, city=city)
+    if city is not None and city.owner == kingdom:
+        raise OrderFailed("own_target", f"{city.name} {fmt_tile(to)} is your own city: attack an enemy")
+    if not sight.sees(state.map, *to):
+        rec = _remembered_city(state, kingdom, to)
+        if rec is not None:  # out of sight: the city as the map last showed it (COMBAT-380)
+            cid = int(rec["id"])
+            real = state.cities.get(cid)
+            return Target("city", to, str(rec.get("owner")), city=real if real is not None and real.tile == to else None,
+                          label=str(rec.get("name") or "the city"), city_id=cid)
+    if city is not None and knows_city(state, kingdom, city, sight):
+        return Target("city", to, city.owner, city=city)
     was_there = [u for u in state.units.values()
                  if ctx.start_tiles.get(u.id) == to and u.owner != kingdom and u.type != "spy"]
     first = first_hit(was_there)
-    sight = sight_of(state, kingdom)
     if first is not None and first.tile != to:
         haven = state.city_at(*first.tile)
         if haven is not None and haven.owner == first.owner and sight.sees(state.map, *haven.tile):
-            raise OrderFailed("target_escaped", f"#{first.id} {first.type} moved into {haven.name} "
+            raise OrderFailed("target_escaped", f"the troop on {fmt_tile(to)} moved into {haven.name} "
                               f"{fmt_tile(haven.tile)}: striking it there is an assault on the city, not the fight "
                               "ordered")
     if first is not None and first.tile != to and can_see_unit(state, kingdom, first, sight):
@@ -110,15 +150,127 @@ def resolve_target(ctx: MonthContext, kingdom: str, to: Tile) -> Target:
     if here is not None:
         return Target("unit", to, here.owner, unit=here)
     if first is not None and first.tile != to:
-        raise OrderFailed("target_lost", f"#{first.id} {first.type} left {fmt_tile(to)} and is out of sight: the "
-                                         "attack order ends")
-    for camp in state.camps.values():
-        if (camp.q, camp.r) == to and camp.owner != kingdom:
-            return Target("camp", to, camp.owner, camp=camp)
+        # it may never have been seen (it stood there unseen): name neither its number nor its type
+        raise OrderFailed("target_lost", f"what stood on {fmt_tile(to)} left it and is out of sight: the attack "
+                                         "order ends")
+    if sight.sees(state.map, *to):  # a camp out of sight is not known to be there (INTEL-050)
+        for camp in state.camps.values():
+            if (camp.q, camp.r) == to and camp.owner != kingdom:
+                return Target("camp", to, camp.owner, camp=camp)
     own = [u for u in state.units_at(*to) if u.owner == kingdom]
     if own:
         raise OrderFailed("own_target", f"{fmt_tile(to)} holds your own #{own[0].id} {own[0].type}: attack an enemy")
     raise OrderFailed("no_target", f"there is nothing you can see at {fmt_tile(to)} to attack")
+
+
+def _remembered_city(state: GameState, kingdom: str, to: Tile) -> dict | None:
+    """The kingdom's last record of a foreign city on `to` (its map memory, MAP-190), latest first."""
+    kd = state.kingdoms.get(kingdom)
+    records = (kd.memory.get("cities") or {}).values() if kd is not None else ()
+    found = [r for r in records if (int(r.get("q", -1)), int(r.get("r", -1))) == to and r.get("owner") != kingdom]
+    return max(found, key=lambda r: int(r.get("month", 0))) if found else None
+
+
+# --- what a standing order is aimed at (COMBAT-320/350/370/380) ----------------------------------------------------
+
+
+def aim_of(target: Target) -> dict:
+    """What a standing attack remembers of its target besides the tile (`Unit.standing_meta`)."""
+    aim: dict[str, Any] = {"to": list(target.tile), "owner": target.owner}
+    if target.unit is not None:
+        aim.update(kind="unit", unit_id=target.unit.id, type=target.unit.type)
+    elif target.kind == "city":
+        aim.update(kind="city", city_id=target.city.id if target.city is not None else target.city_id,
+                   name=target.label or (target.city.name if target.city is not None else ""))
+    elif target.camp is not None:
+        aim.update(kind="camp", camp_id=target.camp.id)
+    return aim
+
+
+def standing_aim(unit: Unit, order: Any) -> dict | None:
+    """The aim of the standing order now running for `unit` (None for a new order or a stale record).
+
+    A new order is run with `unit.standing` cleared (month.run_order); a standing one with it still set.
+    """
+    meta = unit.standing_meta
+    if unit.standing is None:
+        unit.standing_meta = None  # left over from an order that ended elsewhere
+        return None
+    if not meta or unit.standing.get("action") != "attack" or getattr(order, "action", None) != "attack":
+        return None
+    if [int(x) for x in meta.get("to", [])] != [int(order.to[0]), int(order.to[1])]:
+        return None
+    return meta
+
+
+def _stand(unit: Unit, order: Any, target: Target) -> None:
+    """Leave the attack standing, aimed at the target's latest tile and at the target itself (COMBAT-350)."""
+    unit.standing = order.model_copy(update={"to": target.tile}).model_dump(mode="json")
+    unit.standing_meta = aim_of(target)
+
+
+def _aimed_unit(ctx: MonthContext, kingdom: str, aim: dict) -> Target:
+    """The unit a standing attack follows while it stays in sight (COMBAT-320/350/370)."""
+    state = ctx.state
+    uid = int(aim["unit_id"])
+    what = f"#{uid} {aim.get('type', 'unit')}"
+    sight = sight_of(state, kingdom)
+    unit = state.units.get(uid)
+    if unit is None or unit.owner != aim.get("owner") or not can_see_unit(state, kingdom, unit, sight):
+        raise OrderFailed("target_lost", f"{what} is no longer in sight: the attack order ends")
+    haven = state.city_at(*unit.tile)
+    if haven is not None and haven.owner == unit.owner:
+        raise OrderFailed("target_escaped", f"{what} moved into {haven.name} {fmt_tile(haven.tile)}: striking it "
+                                            "there is an assault on the city, not the fight ordered")
+    cover = first_hit([u for u in state.units_at(*unit.tile) if u.owner == unit.owner])
+    if cover is not None and cover.id != unit.id:
+        raise OrderFailed("target_escaped", f"{what} at {fmt_tile(unit.tile)} is under the cover of #{cover.id} "
+                                            f"{cover.type}: the attack is called off")
+    return Target("unit", unit.tile, unit.owner, unit=unit)
+
+
+def _aimed_city(ctx: MonthContext, kingdom: str, to: Tile, aim: dict) -> Target:
+    """The city a standing attack marches on: as the map shows it while out of sight (COMBAT-380)."""
+    state = ctx.state
+    cid = aim.get("city_id")
+    city = state.cities.get(int(cid)) if cid is not None else None
+    if city is not None and city.tile != to:
+        city = None
+    name = aim.get("name") or (city.name if city is not None else "the city")
+    target = Target("city", to, str(aim.get("owner")), city=city, label=name,
+                    city_id=int(cid) if cid is not None else None)
+    if not sight_of(state, kingdom).sees(state.map, *to):
+        return target  # whether it changed hands or is gone is judged when it is seen again
+    return judge_city(state, kingdom, target)
+
+
+def judge_city(state: GameState, kingdom: str, target: Target) -> Target:
+    """A city aimed at, now seen (or struck): gone, or in other hands, ends the order (COMBAT-370)."""
+    city = target.city
+    if city is None or city.tile != target.tile or city.id not in state.cities:
+        raise OrderFailed("target_lost", f"{target.name()} is gone: the attack order ends")
+    if city.owner == kingdom:
+        raise OrderFailed("own_target", f"{target.name()} is your own city now: the attack order ends")
+    if city.owner != target.owner:
+        raise OrderFailed("target_changed_hands", f"{target.name()} now belongs to {_owner_name(state, city.owner)}, "
+                          f"no longer {_owner_name(state, target.owner)}: the attack order ends (it never attacks "
+                          "the new owner; give a new attack order to strike it)")
+    return target
+
+
+def _aimed_camp(ctx: MonthContext, kingdom: str, to: Tile, aim: dict) -> Target:
+    """An undefended camp aimed at: out of sight, gone, or defended by troops now, the order ends (COMBAT-370)."""
+    state = ctx.state
+    camp = state.camps.get(int(aim.get("camp_id", -1)))
+    if not sight_of(state, kingdom).sees(state.map, *to):
+        raise OrderFailed("target_lost", f"the camp at {fmt_tile(to)} is no longer in sight: the attack order ends")
+    if camp is None or (camp.q, camp.r) != to or camp.owner != aim.get("owner"):
+        raise OrderFailed("target_lost", f"the camp at {fmt_tile(to)} is gone: the attack order ends")
+    guards = [u for u in state.units_at(*to) if u.owner != kingdom and u.type != "spy"]
+    if guards:
+        raise OrderFailed("target_escaped", f"the camp at {fmt_tile(to)} is no longer undefended: the attack order "
+                                            "ends")
+    return Target("camp", to, camp.owner, camp=camp)
 
 
 def reach_of(attacker: Unit, target: Target) -> int:
@@ -164,10 +316,10 @@ def _check_peace(ctx: MonthContext, kingdom: str, target: Target, order: Any) ->
     return True
 
 
-def _prepare(ctx: MonthContext, kingdom: str, order: Any) -> tuple[Unit, Target, bool]:
+def _prepare(ctx: MonthContext, kingdom: str, order: Any, aim: dict | None = None) -> tuple[Unit, Target, bool]:
     """The attacker, its target and whether it is a surprise attack; refuses what cannot be attacked."""
     unit = _attacker(ctx, kingdom, order)
-    target = resolve_target(ctx, kingdom, (order.to[0], order.to[1]))
+    target = resolve_target(ctx, kingdom, (order.to[0], order.to[1]), aim)
     if target.owner == kingdom:
         raise OrderFailed("own_target", f"{target.name()} is yours: attack an enemy")
     surprise = _check_peace(ctx, kingdom, target, order)
@@ -177,15 +329,44 @@ def _prepare(ctx: MonthContext, kingdom: str, order: Any) -> tuple[Unit, Target,
     return unit, target, surprise
 
 
+#: Refusals that, in a preview, may only mean an earlier previewed attack took or cleared the target (COMBAT-420).
+CLEARED_CODES = frozenset({"no_target", "own_target", "target_lost", "target_escaped"})
+
+
+def _struck(ctx: MonthContext) -> set[Tile]:
+    """Tiles an earlier attack in this check struck (its target's tile), for COMBAT-420's "still queued"."""
+    struck = ctx.__dict__.get("preview_struck")
+    if struck is None:
+        struck = ctx.__dict__["preview_struck"] = set()
+    return struck
+
+
+def _cleared_before(ctx: MonthContext, order: Any, exc: OrderFailed) -> bool:
+    """In a preview: the target on the order's tile was taken or cleared by an earlier previewed attack."""
+    return ctx.scratch and exc.code in CLEARED_CODES and (order.to[0], order.to[1]) in _struck(ctx)
+
+
 def _check_attack(ctx: MonthContext, kingdom: str, order: Any) -> None:
-    _prepare(ctx, kingdom, order)
+    try:
+        _prepare(ctx, kingdom, order)
+    except OrderFailed as exc:
+        if not _cleared_before(ctx, order, exc):
+            raise
 
 
 @verb("attack", check=_check_attack, standing=True)
 def run_attack(ctx: MonthContext, kingdom: str, order: Any) -> str:
     """attack unit=ID to=q,r [hold] [pursue] [surprise]: strike what stands on the tile, marching to it if needed."""
     state = ctx.state
-    unit, target, surprise = _prepare(ctx, kingdom, order)
+    mine = state.units.get(order.unit_id)
+    aim = standing_aim(mine, order) if mine is not None and mine.owner == kingdom else None
+    try:
+        unit, target, surprise = _prepare(ctx, kingdom, order, aim)
+    except OrderFailed as exc:
+        if not _cleared_before(ctx, order, exc):
+            raise
+        return (f"would: nothing is left to strike at {fmt_tile((order.to[0], order.to[1]))} after the attacks before "
+                f"this one ({exc.message}); it stays queued in case they fail")
     reach = reach_of(unit, target)
     dist = distance(unit.tile, target.tile)
     garrison = holds_city(state, unit)
@@ -193,6 +374,8 @@ def run_attack(ctx: MonthContext, kingdom: str, order: Any) -> str:
         if ctx.moves(unit) <= 0:
             raise OrderFailed("no_moves", f"#{unit.id} has no moves left this month to attack (moves spent on an "
                                           "earlier order): attack first, or next month")
+        if target.kind == "city":
+            target = judge_city(state, kingdom, target)  # in reach it is struck only as the city it was (COMBAT-370)
         return _strike(ctx, unit, target, surprise)
     if order.hold or (garrison and not order.pursue):
         why = "with hold it strikes only from where it stands" if order.hold else \
@@ -210,13 +393,15 @@ def run_attack(ctx: MonthContext, kingdom: str, order: Any) -> str:
         raise OrderFailed("no_route", f"#{unit.id} at {fmt_tile(origin)} has no route to strike {target.name()}"
                           + (" from outside its kingdom's land (closed until the war starts)" if surprise else ""))
     arrived = distance(unit.tile, target.tile) <= reach
+    if target.kind == "city" and sight_of(state, kingdom).sees(state.map, *target.tile):
+        target = judge_city(state, kingdom, target)  # seen again on the march (COMBAT-380)
     if arrived and (not unit.spec.shooter or ctx.moves(unit) > 0):
         return f"#{unit.id} marches {fmt_tile(origin)} -> {fmt_tile(unit.tile)} and " + _strike(ctx, unit, target,
                                                                                                 surprise)
     if surprise:
         raise OrderFailed("surprise_out_of_reach", f"a surprise attack must strike this month, and {target.name()} is "
                           f"{res.route.months} months' march from #{unit.id}: declare_war to march on it")
-    unit.standing = order.model_copy(update={"to": target.tile}).model_dump(mode="json")
+    _stand(unit, order, target)
     ahead = res.route.months - 1
     why = "in reach, it shoots next month (no move left)" if arrived else \
         (res.held or ("in reach next month" if ahead <= 1 else f"in reach in {ahead} months"))
@@ -231,23 +416,31 @@ def _strike(ctx: MonthContext, unit: Unit, target: Target, surprise: bool) -> st
     left = ctx.moves(unit)
     ctx.moves_left[unit.id] = max(0.0, left - rd.CAVALRY_ATTACK_MOVES) if unit.type == "cavalry" else 0.0
     unit.standing = None
+    unit.standing_meta = None
     if surprise:
         start_war(ctx, unit.owner, target.owner, "launches a surprise attack on")
     try:
-        battle, text = _hit(ctx, unit, target)
+        if ctx.scratch:
+            struck = _struck(ctx)
+            struck.add(target.tile)
+            if target.unit is not None and target.unit.id in ctx.start_tiles:
+                struck.add(ctx.start_tiles[target.unit.id])
+            text = preview_strike(ctx, unit, target)
+        else:
+            _battle, text = _hit(ctx, unit, target)
     except OrderFailed:
         ctx.moves_left[unit.id] = left
         raise
     ctx.attacked.add(unit.id)
     unit.fortified = False
-    if ctx.scratch:
-        return describe_attack_preview(ctx, unit, target, battle, text)
     return text
 
 
 def _hit(ctx: MonthContext, unit: Unit, target: Target) -> tuple[Battle | None, str]:
     """Strike the target: a city (sieges), a camp, an unarmed unit or a troop in the field."""
-    if target.city is not None:
+    if target.kind == "city":
+        if target.city is None:
+            raise OrderFailed("target_lost", f"{target.name()} is gone: the attack order ends")
         try:
             from kingdoms.engine import sieges
         except ImportError as exc:  # the sieges area is not part of this build
@@ -261,15 +454,46 @@ def _hit(ctx: MonthContext, unit: Unit, target: Target) -> tuple[Battle | None, 
     assert victim is not None
     if slot_of(victim) == CIVILIAN:
         tile = victim.tile
+        shown = _civilians_seen(ctx, tile, victim.owner, unit.owner) if ctx.scratch else None
         spoils = civilians_lost(ctx, tile, victim.owner, unit)
+        if shown is not None and spoils:
+            spoils = shown
         text = f"#{unit.id} {unit.type} falls on {fmt_tile(tile)}: " + ", ".join(spoils or ["nothing to take"])
         return None, text + _advance_text(ctx, unit, tile)
     if victim.type == "scout":
         tile = victim.tile
-        text = f"#{unit.id} {unit.type} attacks: " + scout_attacked(ctx, victim, unit)
-        return None, text + _advance_text(ctx, unit, tile)
+        vague = ctx.scratch and unit.type != "cavalry" and not _all_in_sight(ctx.state, unit.owner, tile, 2)
+        told = scout_attacked(ctx, victim, unit)
+        if vague:  # where it slips to turns on tiles the kingdom does not see
+            told = f"the scout #{victim.id} at {fmt_tile(tile)} slips 2 tiles away from you (caught only if it " \
+                   "has nowhere to go)"
+        return None, f"#{unit.id} {unit.type} attacks: " + told + _advance_text(ctx, unit, tile)
     battle = field_battle(ctx, unit, victim)
     return battle, battle.summary()
+
+
+def _civilians_seen(ctx: MonthContext, tile: Tile, loser: str, kingdom: str) -> list[str]:
+    """What an attack on `tile` takes of `loser`'s civilians, as the kingdom sees them: cargo only when watched."""
+    state = ctx.state
+    if kingdom not in state.kingdoms:
+        return []
+    sight = sight_of(state, kingdom)
+    out: list[str] = []
+    for other in sorted(state.units_at(*tile), key=lambda u: u.id):
+        if other.owner != loser or slot_of(other) != CIVILIAN:
+            continue
+        if other.type == "wagon":
+            cargo = f" with {other.cargo:.1f} dan" if watches_unit(state, kingdom, other, sight) else ""
+            out.append(f"wagon #{other.id} captured{cargo}")
+        else:
+            out.append(f"{other.type} #{other.id} destroyed")
+    return out
+
+
+def _all_in_sight(state: GameState, kingdom: str, centre: Tile, radius: int) -> bool:
+    sight = sight_of(state, kingdom)
+    gm = state.map
+    return all(gm.index(*t) < 0 or sight.sees(gm, *t) for t in spiral(centre, radius))
 
 
 def _advance_text(ctx: MonthContext, unit: Unit, tile: Tile) -> str:
@@ -287,17 +511,20 @@ def _hit_camp(ctx: MonthContext, unit: Unit, camp: Camp) -> str:
     state = ctx.state
     tile = (camp.q, camp.r)
     if unit.type == "cavalry" or state.map.terrain_at(*tile).code == rd.F:
+        grain = camp.grain
         burn_camp(ctx, camp, unit.owner)
-        return f"#{unit.id} {unit.type} sets the camp at {fmt_tile(tile)} ablaze ({camp.grain:.1f} dan burned)"
+        if ctx.scratch and not sight_of(state, unit.owner).watches(state.map, *tile):
+            return f"#{unit.id} {unit.type} sets the camp at {fmt_tile(tile)} ablaze (its grain burns)"
+        return f"#{unit.id} {unit.type} sets the camp at {fmt_tile(tile)} ablaze ({grain:.1f} dan burned)"
     return f"#{unit.id} {unit.type} falls on the undefended camp at {fmt_tile(tile)}" + _advance_text(ctx, unit, tile)
 
 
 def describe_attack_preview(ctx: MonthContext, attacker: Unit, target: Target, battle: Battle | None, text: str) -> str:
-    """What a previewed attack would do (COMBAT-410/420, TURN-170), run on the scratch board.
+    """What a previewed attack would do (COMBAT-410/420, TURN-170), as worked out on the scratch board.
 
-    The single hook for the preview's figures: today they are exact (a dry run on the true state, which later
-    previewed attacks build on); a target the kingdom does not watch should be shown as a range (INTEL-060).
-    COMBAT-160: an advance off the troop's land warns what its rations allow.
+    `text` is the exact result (a watched target) or the estimate (`preview_strike`); `battle` the fight that
+    was run on the scratch board (for an estimate: the top of the range). COMBAT-160: an advance off the
+    troop's land warns what its rations allow.
     """
     from kingdoms.engine.supply import in_supply, ration_months_left
 
@@ -308,6 +535,296 @@ def describe_attack_preview(ctx: MonthContext, attacker: Unit, target: Target, b
             out += (f"; the advance leaves it out of supply at {fmt_tile(battle.advanced_to)} with rations for "
                     f"{months:.1f} month(s)" + (" — it would go SHORT" if months < 1 else ""))
     return out
+
+
+# --- previews: exact when watched, else a range (COMBAT-410/420, INTEL-040..070, INTEL-220) -------------------------
+
+
+@dataclass(slots=True)
+class Outcome:
+    """What one attack did, measured on a board (the scratch one, or a copy of it for the other end of a range)."""
+
+    att_men: int = 0
+    att_lost: int = 0
+    att_fate: str = ""  # "" | "breaks" | "is destroyed"
+    dfn_lost: int = 0
+    dfn_fate: str = ""  # "" | "breaks" | "is destroyed"
+    walls: float | None = None
+    taken: bool = False
+    advanced: Tile | None = None
+    burned_camp: bool = False
+    spoils: bool = False
+    battle: Battle | None = None
+
+
+def _chain(ctx: MonthContext) -> dict[tuple[str, int], dict[str, Any]]:
+    """Targets an earlier previewed attack in this check already took at the top of their range (COMBAT-420).
+
+    Kept on the context of the check (per-check scratch), keyed ("unit", id) or ("city", id).
+    """
+    chain = ctx.__dict__.get("preview_chain")
+    if chain is None:
+        chain = ctx.__dict__["preview_chain"] = {}
+    return chain
+
+
+def estimated(ctx: MonthContext, kingdom: str, target: Target) -> bool:
+    """True when a preview of an attack on `target` must be an estimate: a troop no scout or spy watches
+    (INTEL-070/080), a city without a spy report from this month or last (COMBAT-410, INTEL-220), or one an
+    earlier previewed attack already took at the top of its range."""
+    state = ctx.state
+    if target.city is not None:
+        return ("city", target.city.id) in _chain(ctx) or not has_fresh_report(state, kingdom, target.city.id)
+    victim = target.unit
+    if victim is None or not victim.spec.fighting:
+        return False  # civilians, scouts and camps: nothing to estimate (their texts hide cargo and grain)
+    return ("unit", victim.id) in _chain(ctx) or not watches_unit(state, kingdom, victim)
+
+
+def preview_strike(ctx: MonthContext, unit: Unit, target: Target) -> str:
+    """The previewed strike: run on the scratch board; exact when seen, else a range built on its top end."""
+    if not estimated(ctx, unit.owner, target):
+        battle, text = _hit(ctx, unit, target)
+        return describe_attack_preview(ctx, unit, target, battle, text)
+    if target.city is not None:
+        text, battle = _estimate_city(ctx, unit, target)
+    else:
+        text, battle = _estimate_troop(ctx, unit, target)
+    return describe_attack_preview(ctx, unit, target, battle, text)
+
+
+def _take_as(unit: Unit, men: int, unit_type: str) -> None:
+    """Make `unit` the troop an estimate assumes: `men` untrained men of `unit_type`, full morale, fed, no general."""
+    unit.type = unit_type
+    unit.men = men
+    unit.xp = 0.0
+    unit.morale = 100.0
+    unit.hunger = 0.0
+    unit.general_id = None
+    unit.fortified = False
+
+
+def _sub_context(ctx: MonthContext, state: GameState) -> MonthContext:
+    """A context for a copy of the scratch board with the check's per-month records."""
+    sub = MonthContext(state, scratch=True)
+    sub.moves_left = dict(ctx.moves_left)
+    sub.attacked = set(ctx.attacked)
+    sub.ordered = set(ctx.ordered)
+    sub.cities_attacked = set(ctx.cities_attacked)
+    sub.shot_at_city = {k: set(v) for k, v in ctx.shot_at_city.items()}
+    sub.start_tiles = dict(ctx.start_tiles)
+    sub.acting = ctx.acting
+    return sub
+
+
+def _rebind(state: GameState, target: Target) -> Target:
+    """The same target on a copy of the board."""
+    return Target(target.kind, target.tile, target.owner,
+                  unit=state.units.get(target.unit.id) if target.unit is not None else None,
+                  city=state.cities.get(target.city.id) if target.city is not None else None,
+                  camp=state.camps.get(target.camp.id) if target.camp is not None else None,
+                  label=target.label, city_id=target.city_id)
+
+
+def _routs(men: int, lost: int, morale: float) -> bool:
+    """COMBAT-180: 25% of its men lost in one fight, or morale 20 or less, breaks a troop."""
+    return lost >= rd.ROUT_LOSS_SHARE * men or morale <= rd.ROUT_MORALE
+
+
+def _measure(ctx: MonthContext, unit: Unit, target: Target) -> Outcome:
+    """Strike on `ctx`'s board and measure what it did, by the numbers (never by where anyone fled to)."""
+    from kingdoms.engine.sieges import garrison, standing_militia
+
+    state = ctx.state
+    out = Outcome(att_men=unit.men)
+    if target.city is None:
+        battle, _text = _hit(ctx, unit, target)
+        assert battle is not None
+        a, d = battle.attacker, battle.defender
+        out.att_lost, out.dfn_lost = a.lost, d.lost
+        # a rout is told as such, whether the flight then ends in surrender (that turns on unseen tiles)
+        out.att_fate = "breaks" if a.broke else ("is destroyed" if a.destroyed else "")
+        out.dfn_fate = "breaks" if d.broke else ("is destroyed" if d.destroyed else "")
+        out.advanced, out.burned_camp, out.spoils = battle.advanced_to, battle.burned_camp, bool(battle.spoils)
+        out.battle = battle
+        return out
+    city = target.city
+    gar = garrison(state, city)
+    g_men = gar.men if gar is not None else 0
+    militia = standing_militia(state, city)
+    _hit(ctx, unit, target)
+    out.att_lost = out.att_men - unit.men
+    left = unit.men
+    if left < rd.BREAK_UP_BELOW:
+        out.att_fate = "is destroyed"
+    elif not unit.spec.shooter and _routs(out.att_men, out.att_lost, unit.morale) and city.owner != unit.owner:
+        out.att_fate = "breaks"
+    g_left = gar.men if gar is not None and gar.id in state.units else 0
+    out.dfn_lost = (g_men - g_left) + max(0, militia - int(round(city.militia)))
+    if gar is not None and gar.id not in state.units:
+        out.dfn_fate = "is destroyed"
+    out.walls = city.walls
+    out.taken = city.owner == unit.owner
+    return out
+
+
+def _span(a: int, b: int) -> str:
+    lo, hi = min(a, b), max(a, b)
+    return f"{lo:,}" if lo == hi else f"{lo:,}-{hi:,}"
+
+
+def _fates(best: Outcome, worst: Outcome, lo: int, hi: int, who: str, what: str) -> str:
+    """"; with 2,000 men they hold, with 5,999 they break" - only when either end is not a plain hold."""
+    fb, fw = best.dfn_fate if who == "they" else best.att_fate, worst.dfn_fate if who == "they" else worst.att_fate
+    if not fb and not fw:
+        return ""
+    plural = {"": "hold", "breaks": "break", "is destroyed": "are destroyed"}
+    if fb == fw:
+        return f"; {who} {plural[fb]} either way"
+    return f"; {what} {lo:,} {who} {plural[fb]}, {what} {hi:,} {who} {plural[fw]}"
+
+
+def _estimate_troop(ctx: MonthContext, unit: Unit, target: Target) -> tuple[str, Battle | None]:
+    """A troop no scout or spy watches: the fight at both ends of its size class (INTEL-060, COMBAT-410/420).
+
+    The low end is fought on a copy of the board; the top end on the scratch board itself, so later previewed
+    attacks meet what it leaves (COMBAT-420). Only what the kingdom sees goes into the text: the size class, the
+    type seen, the span of men, the losses at both ends.
+    """
+    state = ctx.state
+    victim = target.unit
+    assert victim is not None
+    chain = _chain(ctx)
+    key = ("unit", victim.id)
+    rec = chain.get(key)
+    if rec is None:
+        size = troops_class(victim.men) or "small"
+        lo, hi, assumed = estimate_range(size, victim.type, False)
+        rec = {"size": size, "type": assumed, "span": (lo, hi), "lo": lo}
+        top = hi
+    else:
+        top = victim.men
+    low = max(min(1, top), min(int(rec["lo"]), top))  # a troop the low end already broke up is taken at 1 man
+    copy = state.clone()
+    copy_unit = copy.units[victim.id]
+    if key not in chain:
+        _take_as(copy_unit, low, rec["type"])
+    else:
+        copy_unit.men = low
+    best = _measure(_sub_context(ctx, copy), copy.units[unit.id], _rebind(copy, target))
+    if key not in chain:
+        _take_as(victim, top, rec["type"])
+        chain[key] = rec
+    worst = _measure(ctx, unit, target)
+    rec["lo"] = max(0, low - best.dfn_lost)
+    lo0, hi0 = rec["span"]
+    verb_ = "shoots at" if unit.spec.shooter else "attacks"
+    text = (f"#{unit.id} {unit.type} ({worst.att_men:,}) {verb_} #{victim.id} {rec['type']} at {fmt_tile(target.tile)}, "
+            f"ESTIMATED (no scout or spy watches it): a {rec['size']} troop of {lo0:,}-{hi0:,} men")
+    if (low, top) != (lo0, hi0):
+        text += f" ({low:,}-{top:,} after the attacks before this one)"
+    text += (f", taken as untrained {rec['type']} at full morale with no general: they lose "
+             f"{_span(best.dfn_lost, worst.dfn_lost)}, you lose {_span(best.att_lost, worst.att_lost)}")
+    text += _fates(best, worst, low, top, "they", "with")
+    text += _fates(best, worst, low, top, "you", "against")
+    if worst.burned_camp:
+        text += "; their camp goes up in flames"
+    if worst.spoils or best.spoils:
+        text += "; the civilians they escort fall to you if they are beaten off"
+    if worst.advanced is not None:
+        text += f"; you advance into {fmt_tile(worst.advanced)}"
+    elif best.advanced is not None:
+        text += f"; at the low end you advance into {fmt_tile(best.advanced)}"
+    text += "; a veteran troop, or one with a general, can do better than the worst end"
+    return text, worst.battle
+
+
+def _estimate_city(ctx: MonthContext, unit: Unit, target: Target) -> tuple[str, Battle | None]:
+    """A city without a fresh spy report: its troops, shown only as a size class, are taken as a garrison of
+    spearmen over the class's men, untrained, full morale, no general, behind the walls as seen (rounded to 5);
+    with no troops seen, the militia a city of its size tier has at full strength (INTEL-060/070, OPEN-30)."""
+    from kingdoms.engine.sieges import garrison
+
+    state = ctx.state
+    city = target.city
+    assert city is not None
+    chain = _chain(ctx)
+    key = ("city", city.id)
+    rec = chain.get(key)
+    first = rec is None
+    if rec is None:
+        troops = city_troops(state, city)
+        size = troops_class(sum(u.men for u in troops))
+        tier = rd.size_tier(city.people)
+        m_lo, m_hi = militia_estimate(tier, state.month)
+        gar = garrison(state, city) or (troops[0] if troops else None)
+        lo, hi = (estimate_range(size, "troops", True)[:2]) if size is not None else (0, 0)
+        rec = {"size": size, "tier": tier, "span": (lo, hi), "militia": (m_lo, m_hi), "walls": float(shown_walls(city)),
+               "gar": gar.id if gar is not None and size is not None else None, "lo": lo, "mil_lo": m_lo,
+               "people": max(_tier_floor(tier), 10 * m_hi)}
+    gar_id = rec["gar"]
+
+    def take(board: GameState, men: int | None, militia: int) -> None:
+        c = board.cities[city.id]
+        if first:
+            c.walls = rec["walls"]
+            c.people = int(rec["people"])  # so the militia standing is the one assumed, whatever the true people
+            if gar_id is not None and gar_id in board.units:
+                _take_as(board.units[gar_id], int(men or 0), "spearman")
+        elif gar_id is not None and gar_id in board.units and men is not None:
+            board.units[gar_id].men = men
+        c.militia = float(militia)
+
+    g_now = state.units[gar_id].men if (not first and gar_id is not None and gar_id in state.units) else None
+    top = rec["span"][1] if first else g_now
+    low = min(int(rec["lo"]), top) if top is not None else None
+    m_top = rec["militia"][1] if first else int(round(city.militia))
+    m_low = min(int(rec["mil_lo"]), m_top)
+    copy = state.clone()
+    take(copy, low, m_low)
+    best = _measure(_sub_context(ctx, copy), copy.units[unit.id], _rebind(copy, target))
+    take(state, top, m_top)
+    chain[key] = rec
+    walls0 = city.walls
+    worst = _measure(ctx, unit, target)
+    if low is not None:
+        rec["lo"] = max(0, low - best.dfn_lost)
+    rec["mil_lo"] = max(0, m_low - (best.dfn_lost if low is None else 0))
+    verb_ = "shoots at" if unit.spec.shooter else "assaults"
+    text = (f"#{unit.id} {unit.type} ({worst.att_men:,}) {verb_} {city.name} {fmt_tile(city.tile)}, ESTIMATED (no spy "
+            "report on it from this month or last)")
+    if walls0 > 0 or (worst.walls or 0) > 0:
+        text += f": walls about {walls0:.0f}" + (f" -> {worst.walls:.0f}" if worst.walls != walls0 else "")
+    else:
+        text += ": no walls"
+    if rec["size"] is not None and top is not None:
+        lo0, hi0 = rec["span"]
+        text += f"; its troops ({rec['size']}) taken as a garrison of {lo0:,}-{hi0:,} spearmen"
+        if (low, top) != (lo0, hi0):
+            text += f" ({low:,}-{top:,} after the attacks before this one)"
+        text += (f", untrained, at full morale, with no general: they lose {_span(best.dfn_lost, worst.dfn_lost)}, "
+                 f"you lose {_span(best.att_lost, worst.att_lost)}")
+        text += _fates(best, worst, low or 0, top, "they", "with")
+        text += _fates(best, worst, low or 0, top, "you", "against")
+        text += "; veterans, generals or other troop types can do better than the worst end"
+    else:
+        what = "no troops seen" if rec["size"] is None else "its garrison beaten"
+        text += (f"; {what}, its militia taken as {_span(*rec['militia'])} (full strength for a {rec['tier']} that "
+                 "is no capital; fewer if worn down, more in a capital)")
+        if (m_low, m_top) != tuple(rec["militia"]):
+            text += f" ({_span(m_low, m_top)} after the attacks before this one)"
+        text += (f": it loses {_span(best.dfn_lost, worst.dfn_lost)}, you lose "
+                 f"{_span(best.att_lost, worst.att_lost)}")
+        text += _fates(best, worst, m_low, m_top, "you", "against")
+    if worst.taken:
+        text += f"; {city.name} is taken"
+    elif best.taken:
+        text += f"; at the low end {city.name} is taken"
+    return text, worst.battle
+
+
+def _tier_floor(tier: str) -> int:
+    return next((floor for floor, name in rd.SIZE_TIERS if name == tier), 0)
 
 
 # --- pillage (BUILD-150..190) ---------------------------------------------------------------------------------------

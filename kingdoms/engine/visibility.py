@@ -281,3 +281,19 @@ def estimate_range(size_class: str, unit_type: str | None, behind_walls: bool) -
             raise ValueError(f"unknown unit type {unit_type!r}")
         assumed = unit_type
     return lo, hi, assumed
+
+
+def militia_estimate(size_tier: str, month: int) -> tuple[int, int]:
+    """(low, high) full militia of a foreign city seen only by its size tier (INTEL-030/060, SIEGE-060, OPEN-50).
+
+    The span of a city of that tier at full strength that is not a capital (10% of its people, at most 1,000):
+    from the tier's smallest city to its largest. A capital's militia can be larger, and one worn down by
+    assaults smaller; neither is seen from outside. `month` is kept for the capital rule's callers.
+    """
+    floors = {name: floor for floor, name in rd.SIZE_TIERS}
+    if size_tier not in floors:
+        raise ValueError(f"unknown size tier {size_tier!r}; tiers: {', '.join(floors)}")
+    floor = floors[size_tier]
+    above = [f for f in floors.values() if f > floor]
+    top = min(above) - 1 if above else 10 * rd.MILITIA_CAP * 10
+    return rd.full_militia(floor, False, month), rd.full_militia(top, False, month)
