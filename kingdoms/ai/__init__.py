@@ -1,7 +1,12 @@
-"""Scripted AI rulers: they read their kingdom's own affairs and answer in the order language, like an agent.
+"""Scripted AI rulers: they read their kingdom's own view and answer in the order language, like an agent.
 
-`decide_orders(game, kingdom, controller)` is the entry point the game service calls for AI seats;
-controllers are named "ai:LEVEL" (plain "ai" means the default level).
+`decide_orders(game, kingdom, controller)` is the entry point the game service calls for AI seats; it
+returns a `Decision`: the month's orders (short syntax, one a line) and an optional chronicle note.
+Controllers are named "ai:LEVEL" (plain "ai" means the default level, `standard`).
+
+Levels:
+- `passive` (kingdoms.ai.passive): grows, walls its cities, keeps a spearman garrison, never attacks.
+- `standard` (kingdoms.ai.standard): expands, raises a mixed army, takes the Ruin and rival cities.
 """
 
 from __future__ import annotations
@@ -9,16 +14,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from kingdoms.ai import passive
+from kingdoms.ai import passive, standard
+from kingdoms.ai.common import Decision
 
 if TYPE_CHECKING:
     from kingdoms.game import Game
 
-DEFAULT_LEVEL = "passive"
+DEFAULT_LEVEL = "standard"
 
-#: AI levels by name: each takes (game, kingdom id) and returns orders in the short syntax.
-LEVELS: dict[str, Callable[[Game, str], str]] = {
+#: AI levels by name: each takes (game, kingdom id) and returns the month's Decision.
+LEVELS: dict[str, Callable[[Game, str], Decision]] = {
     "passive": passive.decide,
+    "standard": standard.decide,
 }
 
 
@@ -31,6 +38,9 @@ def level_of(controller: str) -> str:
     return level
 
 
-def decide_orders(game: Game, kingdom: str, controller: str) -> str:
-    """Orders text for an AI seat this month."""
+def decide_orders(game: Game, kingdom: str, controller: str) -> Decision:
+    """The AI seat's orders (and chronicle note) for the open month."""
     return LEVELS[level_of(controller)](game, kingdom)
+
+
+__all__ = ["DEFAULT_LEVEL", "LEVELS", "Decision", "decide_orders", "level_of"]

@@ -1,0 +1,509 @@
+"""What every scripted ruler stands on: its kingdom's picture of the world, map analysis and order writing.
+
+An AI sees only what its kingdom may see (the fog rules of kingdoms.views). `Picture` is built from the
+kingdom's view (`build_view`): its own cities and units in full, foreign things only as seen or remembered,
+terrain only where explored. Besides the view it reads the game state for its *own* affairs alone — the land
+its own cities hold and the economy calculators run on its own cities — never another kingdom's units,
+cities, queues or granaries.
+
+Static map facts (neighbours, terrain arrays) are analysed once per map and cached; everything else is worked
+out afresh each month from the view, so the same view always gives the same orders (no memory, no clock, no
+unseeded randomness).
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from kingdoms import ruledata as rd
+from kingdoms.engine.sight import hex_to_mask
+from kingdoms.gamemap import GameMap
+from kingdoms.hexgrid import Tile
+from kingdoms.state import City, GameState
+from kingdoms.views.kingdom_view import KingdomView, OwnCity, OwnUnit, SeenCity, SeenUnit, build_view
+
+if TYPE_CHECKING:
+    from kingdoms.game import Game
+
+INF = 1.0e9
+
+
+# --- the result of a ruler's month --------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class Decision:
+    """A ruler's month: orders in the short syntax (one a line) and an optional chronicle note."""
+
+    orders: str
+    note: str | None = None
+
+
+# --- verbs the engine offers ---------------------------------------------------------------------------------------
+
+
+def available_verbs() -> frozenset[str]:
+    """The verbs the engine carries out (public game facts: an order for a missing verb would only be refused)."""
+    from kingdoms.engine.registry import VERBS, load_areas
+
+    load_areas()
+    return frozenset(VERBS)
+
+
+# --- static map analysis (cached per map) --------------------------------------------------------------------------
+
+
+@dataclass(eq=False)
+class MapInfo:
+    """The immutable map as arrays an AI reads fast: neighbours with a sentinel, yields, costs, distances."""
+
+    gm: GameMap
+    n: int
+    width: int
+    height: int
+    q: np.ndarray
+    r: np.ndarray
+    nbr: np.ndarray  # (n, 6), off-map = n (the sentinel)
+    nbr_list: tuple[tuple[int, ...], ...]  # off-map dropped
+    terrain: np.ndarray
+    food: np.ndarray
+    prod: np.ndarray
+    move_cost: np.ndarray
+    crossing: np.ndarray  # unbridged river tiles
+    passable: np.ndarray
+    land: np.ndarray
+    water_class: np.ndarray
+    nbr_cols: tuple[np.ndarray, ...]  # the six columns of `nbr`, each contiguous
+    hop: np.ndarray  # (n, 6): the tile a step in each direction lands on (across an unbridged river), n if none
+    via: np.ndarray  # (n, 6): the river tile hopped over, n for a plain step
+    _dist: dict[int, np.ndarray] = field(default_factory=dict)
+    _fields: dict[tuple, np.ndarray] = field(default_factory=dict)
+
+    def index(self, q: int, r: int) -> int:
+        return self.gm.index(q, r)
+
+    def tile(self, i: int) -> Tile:
+        return int(self.q[i]), int(self.r[i])
+
+    def dist_from(self, i: int) -> np.ndarray:
+        """Hex distance from flat index i to every tile (cached)."""
+        d = self._dist.get(i)
+        if d is None:
+            dq = self.q - self.q[i]
+            dr = self.r - self.r[i]
+            d = ((np.abs(dq) + np.abs(dr) + np.abs(dq + dr)) // 2).astype(np.int32)
+            d.flags.writeable = False
+            if len(self._dist) > 4000:
+                self._dist.clear()
+            self._dist[i] = d
+        return d
+
+    def dist(self, a: int, b: int) -> int:
+        dq = int(self.q[a] - self.q[b])
+        dr = int(self.r[a] - self.r[b])
+        return (abs(dq) + abs(dr) + abs(dq + dr)) // 2
+
+    def within(self, i: int, radius: int) -> np.ndarray:
+        """Flat indices within `radius` of i (i included), in map order."""
+        return np.flatnonzero(self.dist_from(i) <= radius)
+
+
+_MAPS: weakref.WeakKeyDictionary[GameMap, MapInfo] = weakref.WeakKeyDictionary()
+
+
+def map_info(gm: GameMap) -> MapInfo:
+    """The cached analysis of a map (maps never change during a game)."""
+    mi = _MAPS.get(gm)
+    if mi is None:
+        n = gm.size
+        nbr = np.where(gm.nbr < 0, n, gm.nbr).astype(np.int64)
+        crossing = gm.river & ~gm.bridge
+        hop = nbr.copy()
+        via = np.full_like(nbr, n)
+        cross_ext = np.append(crossing, False)
+        for k in range(6):
+            v = nbr[:, k]
+            over = cross_ext[v]
+            land = np.where(v < n, nbr[np.minimum(v, n - 1), k], n)
+            land = np.where(cross_ext[land], n, land)
+            hop[over, k] = land[over]
+            via[over, k] = v[over]
+        mi = MapInfo(
+            gm=gm, n=n, width=gm.width, height=gm.height, q=gm.q_of.astype(np.int32), r=gm.r_of.astype(np.int32),
+            nbr=nbr, nbr_list=tuple(tuple(int(j) for j in row if j >= 0) for row in gm.nbr),
+            terrain=gm.terrain, food=gm.food.astype(np.int32), prod=gm.prod.astype(np.int32),
+            move_cost=gm.move_cost.astype(np.int32), crossing=(gm.river & ~gm.bridge), passable=gm.move_cost > 0,
+            land=gm.is_land, water_class=gm.water_class, hop=hop, via=via,
+            nbr_cols=tuple(np.ascontiguousarray(nbr[:, k]) for k in range(6)),
+        )
+        _MAPS[gm] = mi
+    return mi
+
+
+def distance_field(mi: MapInfo, sources: Iterable[int], enter_cost: np.ndarray, limit: float = INF) -> np.ndarray:
+    """Cheapest cost to reach every tile from the nearest source, entering a tile costing `enter_cost` (INF blocks).
+
+    A vectorised relaxation over the neighbour table: good enough for planning (the engine routes exactly).
+    Memoised on its inputs (a pure function of them), so an unchanged picture costs nothing the next month.
+    """
+    n = mi.n
+    src = sorted({i for i in sources if 0 <= i < n})
+    key = (tuple(src), hash(enter_cost.tobytes()), limit)
+    got = mi._fields.get(key)
+    if got is not None:
+        return got
+    if not src:
+        return np.full(n, INF)
+    # float32 and the six neighbour columns one by one: several times faster than a (n, 6) gather per sweep
+    d = np.full(n + 1, INF, dtype=np.float32)
+    d[src] = 0.0
+    cost = enter_cost.astype(np.float32)
+    cols = mi.nbr_cols
+    m = np.empty(n, dtype=np.float32)
+    for sweep in range(1, 4 * (mi.width + mi.height)):
+        np.take(d, cols[0], out=m)
+        for col in cols[1:]:
+            np.minimum(m, d[col], out=m)
+        m += cost
+        np.minimum(m, d[:n], out=m)
+        if limit < INF:
+            m[m > limit] = INF
+        if sweep % 3 == 0 and np.array_equal(m, d[:n]):
+            break
+        d[:n] = m
+    out = d[:n].astype(np.float64)
+    out[out >= INF / 2] = INF
+    out.flags.writeable = False
+    if len(mi._fields) > 256:
+        mi._fields.clear()
+    mi._fields[key] = out
+    return out
+
+
+def components(mi: MapInfo, open_: np.ndarray) -> np.ndarray:
+    """Label every tile by the area a march can cover over `open_` tiles (river hops included); -1 where closed.
+
+    Label propagation with pointer jumping, all in numpy: two tiles share a label when a unit can march from
+    one to the other (steps and hops work both ways, so the areas are symmetric).
+    """
+    n = mi.n
+    big = n
+    nodes = open_ & ~mi.crossing
+    node_ext = np.append(nodes, False)
+    open_ext = np.append(open_, False)
+    plain = mi.via == n
+    edge = node_ext[mi.hop] & (plain | open_ext[np.minimum(mi.via, n)]) & nodes[:, None]
+    lab = np.where(nodes, np.arange(n), big)
+    lab_ext = np.append(lab, big)
+    hops = [np.ascontiguousarray(mi.hop[:, k]) for k in range(6)]
+    edges = [np.ascontiguousarray(edge[:, k]) for k in range(6)]
+    safe = np.arange(n)
+    for _ in range(4 * (mi.width + mi.height)):
+        new = lab.copy()
+        for k in range(6):
+            np.minimum(new, np.where(edges[k], lab_ext[hops[k]], big), out=new)
+        np.copyto(safe, np.minimum(new, n - 1))
+        new = np.where(nodes, new[safe], big)
+        np.copyto(safe, np.minimum(new, n - 1))
+        new = np.where(nodes, new[safe], big)
+        if np.array_equal(new, lab):
+            break
+        lab = new
+        lab_ext[:n] = lab
+    return np.where(nodes, lab, -1)
+
+
+# --- the kingdom's picture of the world -----------------------------------------------------------------------------
+
+
+class Picture:
+    """One kingdom's knowledge this month, from its view plus its own land; the only input of an AI's choices."""
+
+    def __init__(self, state: GameState, view: KingdomView) -> None:
+        self.view = view
+        self.kingdom = view.kingdom
+        self.month = view.month
+        self.seed = int(state.seed)  # the game's public seed: a source of variety that every seat may use
+        self.mi = mi = map_info(state.map)
+        self._state = state  # read for the kingdom's own land and own cities only
+        n = mi.n
+        self.explored = hex_to_mask(view.explored, n)
+        self.visible = hex_to_mask(view.visible, n)
+        self.cities: list[OwnCity] = list(view.cities)
+        self.city_by_id = {c.id: c for c in self.cities}
+        self.units: list[OwnUnit] = list(view.units)
+        self.unit_by_id = {u.id: u for u in self.units}
+        own_ids = np.array([c.id for c in self.cities], dtype=np.int32)
+        owner = state.owner
+        self.own_land = np.isin(owner, own_ids) if own_ids.size else np.zeros(n, dtype=bool)
+        self.land_city = np.where(self.own_land, owner, -1)
+        # Foreign land: what is in sight now, plus a ring around each remembered foreign city.
+        self.foreign_land = self.visible & (owner >= 0) & ~self.own_land
+        self.foreign_holder: dict[int, str] = {}
+        visible_foreign = np.flatnonzero(self.foreign_land)
+        city_owner = {c.id: c.owner for c in view.foreign_cities}
+        for i in visible_foreign.tolist():
+            cid = int(owner[i])
+            holder = city_owner.get(cid)
+            if holder is None:
+                holder = self._holder_of_visible(cid)
+            self.foreign_holder[i] = holder
+        # Foreign camps (in sight or remembered): a camp of a kingdom at peace is closed like its land, even one
+        # standing on land that has since become ours (DIPLO-020).
+        self.camp_owner: dict[int, str] = {}
+        for camp in view.foreign_camps:
+            j = mi.index(camp.q, camp.r)
+            if j >= 0:
+                self.camp_owner[j] = camp.owner
+        self.foreign_cities: list[SeenCity] = list(view.foreign_cities)
+        ring = {"village": 2, "town": 2, "city": 3, "great city": 3}
+        for c in self.foreign_cities:
+            ci = mi.index(c.q, c.r)
+            # out of sight, a city's land is taken to reach as far as a city of its size may claim (OPEN-55)
+            for j in mi.within(ci, ring.get(c.size or "", 1) if not c.ruin else 1).tolist():
+                if not self.own_land[j] and not self.visible[j]:
+                    self.foreign_land[j] = True
+                    self.foreign_holder[j] = c.owner
+        self.foreign_units: list[SeenUnit] = [u for u in view.foreign_units if u.in_sight]
+        self.remembered_units: list[SeenUnit] = [u for u in view.foreign_units if not u.in_sight]
+        self.wars = {tuple(p) for p in view.wars}
+        self.enemies = {b if a == self.kingdom else a for a, b in self.wars if self.kingdom in (a, b)}
+        self.names = {k.id: k for k in view.kingdoms}
+        self.living_rivals = [k.id for k in view.kingdoms if k.id != self.kingdom and not k.eliminated]
+        self.captures = {k.id: k.captures for k in view.kingdoms}
+        self.capital = self.city_by_id.get(view.capital_id) if view.capital_id is not None else None
+        self.unit_at: dict[int, list[OwnUnit]] = {}
+        for u in self.units:
+            self.unit_at.setdefault(mi.index(u.q, u.r), []).append(u)
+        self.foreign_at: dict[int, list[SeenUnit]] = {}
+        for u in self.foreign_units:
+            self.foreign_at.setdefault(mi.index(u.q, u.r), []).append(u)
+        # Where foreign units were last seen (out of sight now): no place to send a march to.
+        self.remembered_at: set[int] = {mi.index(u.q, u.r) for u in self.remembered_units}
+        self.city_at: dict[int, OwnCity | SeenCity] = {}
+        for c in self.foreign_cities:
+            self.city_at[mi.index(c.q, c.r)] = c
+        for c in self.cities:
+            self.city_at[mi.index(c.q, c.r)] = c
+        self._outputs: dict[object, object] = {}
+
+    def _holder_of_visible(self, city_id: int) -> str:
+        """Owner of a city whose land is in sight (shown on the map as whose land it is)."""
+        city = self._state.cities.get(city_id)
+        return city.owner if city is not None else rd.BANDITS
+
+    # --- own cities through the economy calculators ----------------------------------------------------------
+
+    def own_city(self, city_id: int) -> City:
+        """The state record of one of the kingdom's own cities (own affairs are never fogged)."""
+        city = self._state.cities[city_id]
+        assert city.owner == self.kingdom, "an AI reads only its own cities"
+        return city
+
+    def output(self, city_id: int, focus: str | None = None):  # -> CityOutlook
+        """The month of an own city under a focus (harvest, production, growth...): economy.city_output."""
+        from kingdoms.engine import economy as eco
+
+        city = self.own_city(city_id)
+        key = (city_id, focus or city.focus)
+        got = self._outputs.get(key)
+        if got is None:
+            got = self._outputs[key] = eco.city_output(self._state, city, focus, board=self._board())
+        return got
+
+    def _board(self):  # -> economy.Board
+        """The economy's index of the board (land by city, troops by tile), built once a month; the AI reads it
+        only through its own cities (their land and the troops standing on it, all in its sight)."""
+        from kingdoms.engine import economy as eco
+
+        got = self._outputs.get("board")
+        if got is None:
+            got = self._outputs["board"] = eco.Board.of(self._state)
+        return got
+
+    def free_sites(self, city_id: int, kind: str) -> list[Tile]:
+        from kingdoms.engine import economy as eco
+
+        key = ("sites", city_id, kind)
+        got = self._outputs.get(key)
+        if got is None:
+            got = self._outputs[key] = eco.free_sites(self._state, self.own_city(city_id), kind, board=self._board())
+        return list(got)  # type: ignore[arg-type]
+
+    def upkeep(self) -> float:
+        """The kingdom's army upkeep a month (own troops)."""
+        return sum(rd.UPKEEP_PER_1000 * u.men / 1000 + rd.UPKEEP_PER_TROOP for u in self.units
+                   if rd.UNITS[u.type].fighting and u.men > 0)
+
+    def output_total(self) -> int:
+        return sum(self.output(c.id).production for c in self.cities)
+
+    # --- tiles -----------------------------------------------------------------------------------------------
+
+    def idx(self, q: int, r: int) -> int:
+        return self.mi.index(q, r)
+
+    def at_peace_with(self, other: str) -> bool:
+        return other != rd.BANDITS and other != self.kingdom and other not in self.enemies
+
+    def closed_land(self) -> np.ndarray:
+        """Tiles known to belong to kingdoms at peace with us (closed to our troops)."""
+        out = np.zeros(self.mi.n, dtype=bool)
+        for i, holder in self.foreign_holder.items():
+            if self.at_peace_with(holder):
+                out[i] = True
+        for i, holder in self.camp_owner.items():
+            if self.at_peace_with(holder):
+                out[i] = True
+        return out
+
+    def settled_closed(self) -> np.ndarray:
+        """A steady outline of the land closed to our troops: the founding rings of the known cities of kingdoms
+        at peace with us. It changes only when a city is found or a war starts, so the planning fields built on
+        it are worked out once and reused (`closed_land` is the exact picture, for choosing where to stop)."""
+        key = "settled_closed"
+        got = self._outputs.get(key)
+        if got is None:
+            mi = self.mi
+            got = np.zeros(mi.n, dtype=bool)
+            for c in self.foreign_cities:
+                if self.at_peace_with(c.owner):
+                    got[mi.within(mi.index(c.q, c.r), 1)] = True
+            self._outputs[key] = got
+        return got  # type: ignore[return-value]
+
+    def troop_costs(self, *, through_enemy_cities: bool = False) -> np.ndarray:
+        """Move cost of entering each tile for a troop, as known (INF where it cannot go)."""
+        mi = self.mi
+        cost = np.where(self.explored, mi.move_cost.astype(float), 1.5)
+        cost[self.explored & ~mi.passable] = INF
+        cost[self.settled_closed()] = INF
+        if not through_enemy_cities:
+            for c in self.foreign_cities:
+                cost[mi.index(c.q, c.r)] = INF
+        cost[self.explored & mi.crossing] += 1.0
+        return cost
+
+    def open_tiles(self, slot: str = "troop") -> np.ndarray:
+        """Explored tiles a unit of `slot` may cross as far as the kingdom knows (cached per slot)."""
+        key = f"open:{slot}"
+        got = self._outputs.get(key)
+        if got is None:
+            mi = self.mi
+            got = self.explored & mi.passable
+            if slot != "agent":
+                got &= ~self.settled_closed()
+            for c in self.foreign_cities:
+                got[mi.index(c.q, c.r)] = False
+            self._outputs[key] = got
+        return got  # type: ignore[return-value]
+
+    def area(self, slot: str = "troop") -> np.ndarray:
+        """Component labels of the ground a unit of `slot` can march over (cached per month)."""
+        key = f"area:{'agent' if slot == 'agent' else 'troop'}"
+        got = self._outputs.get(key)
+        if got is None:
+            open_ = self.open_tiles(slot)
+            memo = (hash(open_.tobytes()), "components")
+            got = self.mi._fields.get(memo)
+            if got is None:
+                got = self.mi._fields[memo] = components(self.mi, open_)
+            self._outputs[key] = got
+        return got  # type: ignore[return-value]
+
+    def reach_labels(self, start: int, slot: str = "troop") -> set[int]:
+        """Area labels a unit standing on `start` can march into (its own tile's, or its open neighbours')."""
+        lab = self.area(slot)
+        if lab[start] >= 0:
+            return {int(lab[start])}
+        mi = self.mi
+        out = set()
+        for k in range(6):
+            j = int(mi.hop[start, k])
+            if j < mi.n and lab[j] >= 0:
+                out.add(int(lab[j]))
+        return out
+
+    def reachable_mask(self, start: int, slot: str = "troop") -> np.ndarray:
+        labels = self.reach_labels(start, slot)
+        if not labels:
+            return np.zeros(self.mi.n, dtype=bool)
+        return np.isin(self.area(slot), list(labels))
+
+    def can_stop(self, i: int, slot: str = "troop", *, me: int | None = None) -> bool:
+        """A march may end on flat index i as far as we know: explored, passable, no river crossing, not closed,
+        no foreign unit seen, no foreign city, not taken by an own unit of the same slot (other than `me`)."""
+        mi = self.mi
+        if i < 0 or i >= mi.n or not self.explored[i] or not mi.passable[i] or mi.crossing[i]:
+            return False
+        if i in self.foreign_at or i in self.remembered_at:
+            return False
+        c = self.city_at.get(i)
+        if c is not None and isinstance(c, SeenCity):
+            return False
+        if slot != "agent" and self.foreign_land[i] and self.at_peace_with(self.foreign_holder.get(i, rd.BANDITS)):
+            return False
+        if slot != "agent" and i in self.camp_owner and self.at_peace_with(self.camp_owner[i]):
+            return False
+        for u in self.unit_at.get(i, ()):
+            if u.id != me and slot_of_type(u.type) == slot:
+                return False
+        return True
+
+
+def slot_of_type(unit_type: str) -> str:
+    """The stacking slot a unit type takes: troop, siege, civilian or agent (MOVE-110)."""
+    spec = rd.UNITS[unit_type]
+    if spec.kind == "agent":
+        return "agent"
+    if unit_type == "catapult":
+        return "siege"
+    return "troop" if spec.kind == "troop" else "civilian"
+
+
+def picture_for(game: Game, kingdom: str) -> Picture:
+    """The kingdom's picture at the open month, built from its fog-filtered view."""
+    state = game.state()
+    return Picture(state, build_view(state, kingdom))
+
+
+# --- writing orders ------------------------------------------------------------------------------------------------
+
+
+def entry_spec(entry: dict) -> str:
+    """A queue entry of an own city written back as a queue item (keeps its tile or men)."""
+    item = entry["item"]
+    if entry.get("tile"):
+        q, r = entry["tile"]
+        return f"{item}@{q},{r}"
+    if entry.get("men"):
+        # what is left of a troop order raised in batches may be under the smallest order one can give
+        men = max(int(entry["men"]), rd.UNITS[item].min_men if item in rd.UNITS else 0)
+        return f"{item}:{men}"
+    return item
+
+
+def item_name(spec: str) -> str:
+    """The item of a queue spec: `spearman:2000` -> spearman, `farm@3,4` -> farm."""
+    return spec.split(":")[0].split("@")[0]
+
+
+def ration_months(u: OwnUnit) -> float:
+    """Months of food a troop carries."""
+    return u.rations / (u.men / 1000) if u.men > 0 else 99.0
+
+
+def size_men(size: str | None, men: int | None = None) -> int:
+    """A foreign troop's strength for planning: exact men when watched, else the middle of its size class
+    (a small one reckoned at 1,500)."""
+    if men is not None:
+        return int(men)
+    if size is None:
+        return 3000
+    lo, hi = rd.SIZE_CLASS_RANGE.get(size, (1, 1999))
+    return int(0.5 * lo + 0.5 * hi) if size != "small" else 1500

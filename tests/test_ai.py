@@ -1,0 +1,274 @@
+"""Scripted AI rulers (issue "AI rulers"): legal orders, fog of war, determinism, a short game, the note.
+
+The games here are short slices of the default scenario played through the game service, the way
+`kingdoms play` runs them. The whole-game strength figures (scripts/ai_strength.py) are an opt-in slow test.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kingdoms import ruledata as rd
+from kingdoms.ai import DEFAULT_LEVEL, LEVELS, decide_orders, level_of
+from kingdoms.ai.common import Decision
+from kingdoms.engine.sight import sight_of
+from kingdoms.engine.visibility import can_see_unit
+from kingdoms.game import Game
+from kingdoms.scenario import build_state, resolve_scenario
+from kingdoms.state import GameState, QueueEntry
+
+SEED = 11
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass
+class Played:
+    """A game slice: the game, every verdict given to each seat, and the order texts accepted."""
+
+    game: Game
+    refused: list[tuple[int, str, str, str]] = field(default_factory=list)
+    accepted: Counter = field(default_factory=Counter)
+    states: dict[int, GameState] = field(default_factory=dict)
+
+
+def play(path: Path, levels: list[str], months: int, seed: int = SEED, keep: tuple[int, ...] = ()) -> Played:
+    """Play `months` months of the default scenario with AI seats at `levels` (rotating over the kingdoms)."""
+    state = build_state(resolve_scenario(None), seed)
+    controllers = {k: f"ai:{levels[n % len(levels)]}" for n, k in enumerate(state.kingdoms)}
+    game, _ = Game.create(path, state, scenario="three_kingdoms", controllers=controllers)
+    out = Played(game)
+    issue = game.issue
+
+    def watched(kingdom: str, orders: Any, **kw: Any) -> Any:
+        verdicts = issue(kingdom, orders, **kw)
+        for v in verdicts:
+            if v.ok:
+                out.accepted[(kingdom, v.text.split()[0])] += 1
+            else:
+                out.refused.append((game.month, kingdom, v.text, v.message))
+        return verdicts
+
+    game.issue = watched  # type: ignore[method-assign]
+    for _ in range(months):
+        if game.month in keep:
+            out.states[game.month] = game.state().clone()
+        if game.finished:
+            break
+        game.play_ai_seats()
+    return out
+
+
+@pytest.fixture(scope="module")
+def standard_game(tmp_path_factory: pytest.TempPathFactory) -> Played:
+    """Three standard rulers, 36 months."""
+    return play(tmp_path_factory.mktemp("std") / "g.sqlite", ["standard"], 36, keep=(12, 24, 30))
+
+
+@pytest.fixture(scope="module")
+def passive_game(tmp_path_factory: pytest.TempPathFactory) -> Played:
+    """Three passive rulers, 40 months."""
+    return play(tmp_path_factory.mktemp("pas") / "g.sqlite", ["passive"], 40, keep=(20,))
+
+
+@pytest.fixture(scope="module")
+def mixed_game(tmp_path_factory: pytest.TempPathFactory) -> Played:
+    """One standard ruler (Eastern Wu, the third seat) against two passive ones, 45 months."""
+    return play(tmp_path_factory.mktemp("mix") / "g.sqlite", ["passive", "passive", "standard"], 45)
+
+
+# --- seats and levels ---------------------------------------------------------------------------------------------
+
+
+def test_levels_and_controllers() -> None:
+    """`ai` means the standard ruler; `ai:passive` and `ai:standard` name the levels; anything else is refused."""
+    assert set(LEVELS) >= {"passive", "standard"}
+    assert DEFAULT_LEVEL == "standard"
+    assert level_of("ai") == "standard"
+    assert level_of("ai:passive") == "passive"
+    with pytest.raises(ValueError, match="unknown AI level"):
+        level_of("ai:grandmaster")
+
+
+def test_kingdoms_play_seats_standard_everywhere() -> None:
+    """`kingdoms play` seats ai:standard for every kingdom; `--seat KINGDOM=ai:passive` overrides one."""
+    from kingdoms.cli import _controllers, _has_standard
+
+    assert _has_standard()
+    seats = _controllers(["shu=ai:passive"], ["wei", "shu", "wu"], "ai:standard")
+    assert seats == {"wei": "ai:standard", "shu": "ai:passive", "wu": "ai:standard"}
+
+
+# --- legal orders --------------------------------------------------------------------------------------------------
+
+
+def test_passive_orders_are_never_refused(passive_game: Played) -> None:
+    """The passive ruler's orders all pass the issue-time checks over 40 months (TURN-050)."""
+    assert passive_game.refused == []
+    assert passive_game.accepted, "the passive rulers gave no orders at all"
+
+
+def test_passive_never_attacks_and_builds_up(passive_game: Played) -> None:
+    """Passive rulers never attack or declare war, and wall, farm and garrison their capitals."""
+    verbs = {verb for (_, verb) in passive_game.accepted}
+    assert not verbs & {"attack", "declare_war", "pillage", "found_city"}
+    state = passive_game.game.state()
+    assert state.wars == []
+    for kid in state.kingdoms:
+        capital = state.cities[state.kingdoms[kid].capital_id]
+        assert "palisade" in capital.buildings and "barracks" in capital.buildings
+        assert any(imp.kind == "farm" for imp in capital.improvements)
+        spears = sum(u.men for u in state.units.values() if u.owner == kid and u.type == "spearman")
+        assert spears >= 1000, f"{kid} keeps no spearman garrison"
+        # an empty queue is sensible only while its production still buys grain for an unfilled granary
+        cap = 600 if any(imp.kind == "granary" for imp in capital.improvements) else 300
+        assert capital.queue or capital.grain < cap - 1, f"{kid} wastes its capital's production"
+
+
+def test_standard_orders_are_never_refused(standard_game: Played, mixed_game: Played) -> None:
+    """The standard ruler's orders all pass the issue-time checks (three standard rulers, and one against two
+    passive ones)."""
+    assert standard_game.refused == []
+    assert mixed_game.refused == []
+
+
+# --- a short game ----------------------------------------------------------------------------------------------------
+
+
+def test_standard_founds_a_city_raises_an_army_and_scouts(mixed_game: Played) -> None:
+    """Against passive rulers the standard ruler founds a city, raises a mixed army beyond its starting levies,
+    explores with a scout and writes a chronicle note each month."""
+    game = mixed_game.game
+    state = game.state()
+    wu = "wu"
+    cities = [c for c in state.cities.values() if c.founder == wu and not c.is_ruin]
+    assert len(cities) >= 2, "no city founded"
+    troops = [u for u in state.units.values() if u.owner == wu and u.spec.fighting]
+    men = sum(u.men for u in troops)
+    assert men >= 6000 or any(c.owner == wu and c.is_ruin for c in state.cities.values())
+    assert {u.type for u in troops} - {"levy"}, "the army is still only levies"
+    assert mixed_game.accepted[(wu, "move")] > 0
+    assert mixed_game.accepted[(wu, "set_production")] > 0
+    built = {b for c in state.cities.values() if c.owner == wu for b in c.buildings}
+    assert {"palisade", "barracks"} <= built
+    notes = [n for n in game.store.notes(wu, "note")]
+    assert len(notes) >= 40 and all(n["text"] for n in notes)
+    months = {n["month"] for n in notes}
+    assert months >= set(range(1, 41))
+
+
+def test_note_is_returned_with_the_orders(standard_game: Played) -> None:
+    """decide_orders returns a Decision: orders in the short syntax and a one-line note for the chronicle."""
+    game = standard_game.game
+    decision = decide_orders(game, "wei", "ai:standard")
+    assert isinstance(decision, Decision)
+    assert decision.note and "\n" not in decision.note
+    for line in decision.orders.splitlines():
+        assert line.split()[0] in {"move", "attack", "hold", "merge", "split", "set_production", "set_focus",
+                                   "ship_grain", "found_city", "declare_war", "build", "disband", "assign_general"}
+
+
+# --- determinism -----------------------------------------------------------------------------------------------------
+
+
+class _Frozen:
+    """Stands in for the game service: the AI reads only `state()` (and nothing else) from it."""
+
+    def __init__(self, state: GameState) -> None:
+        self._state = state
+
+    def state(self) -> GameState:
+        return self._state
+
+
+@pytest.mark.parametrize("level", ["standard", "passive"])
+def test_same_view_same_orders(standard_game: Played, level: str) -> None:
+    """Deciding twice on the same state, or on a copy of it, gives the very same orders and note."""
+    for month, state in standard_game.states.items():
+        for kid in state.kingdoms:
+            a = LEVELS[level](_Frozen(state), kid)  # type: ignore[arg-type]
+            b = LEVELS[level](_Frozen(state.clone()), kid)  # type: ignore[arg-type]
+            c = LEVELS[level](_Frozen(GameState.from_dict(state.to_dict(), state.map)), kid)  # type: ignore[arg-type]
+            assert a == b == c, f"{level} {kid} month {month}"
+
+
+def test_reopened_game_decides_alike(standard_game: Played) -> None:
+    """A game file opened afresh (another process would do the same) yields the same decisions."""
+    game = standard_game.game
+    again = Game.open(game.store.path)
+    try:
+        for kid in game.state().kingdoms:
+            assert decide_orders(game, kid, "ai:standard") == decide_orders(again, kid, "ai:standard")
+    finally:
+        again.close()
+
+
+# --- fog of war ------------------------------------------------------------------------------------------------------
+
+
+def _hide_and_change(state: GameState, kingdom: str) -> GameState:
+    """A copy of `state` where everything `kingdom` cannot see of its rivals is different: the men, rations,
+    morale and training of their troops out of its sight, and every foreign city's grain, store, queue,
+    happiness, focus and militia."""
+    other = state.clone()
+    sight = sight_of(other, kingdom)
+    changed = 0
+    for unit in other.units.values():
+        if unit.owner == kingdom or can_see_unit(other, kingdom, unit, sight):
+            continue
+        if other.city_at(unit.q, unit.r) is not None and sight.sees(other.map, unit.q, unit.r):
+            continue  # inside a city in sight: its size class shows
+        if unit.spec.fighting:
+            unit.men = max(100, min(rd.MAX_TROOP_MEN, unit.men * 3 + 777))
+        unit.rations = 0.5
+        unit.morale = 31.0
+        unit.xp = 19.0
+        changed += 1
+    for city in other.cities.values():
+        if city.owner == kingdom:
+            continue
+        city.grain = 3.0
+        city.store = 55.0
+        city.happiness = 41.0
+        city.focus = "production" if city.focus != "production" else "food"
+        city.militia = 7.0
+        if city.owner in other.kingdoms:
+            city.queue = [QueueEntry("levy", men=9000), QueueEntry("colonists")]
+        changed += 1
+    for kid, kd in other.kingdoms.items():
+        if kid != kingdom:
+            kd.memory = {}
+    assert changed
+    return other
+
+
+@pytest.mark.parametrize("level", ["standard", "passive"])
+def test_orders_ignore_what_the_kingdom_cannot_see(standard_game: Played, level: str) -> None:
+    """INTEL: an AI builds its picture from its own view only. Changing every hidden detail of its rivals
+    (troops out of sight, cities' granaries, stores, queues, militia, their map memory) changes nothing in
+    its orders."""
+    for month, state in standard_game.states.items():
+        for kid in state.kingdoms:
+            before = LEVELS[level](_Frozen(state), kid)  # type: ignore[arg-type]
+            after = LEVELS[level](_Frozen(_hide_and_change(state, kid)), kid)  # type: ignore[arg-type]
+            assert before == after, f"{level} ruler of {kid} in month {month} read hidden state"
+
+
+# --- strength (opt-in) -----------------------------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_strength_targets() -> None:
+    """scripts/ai_strength.py over 20 seeded games: standard beats passive in 80%+, and games between standard
+    rulers end with a winner in half or more."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    try:
+        import ai_strength
+    finally:
+        sys.path.pop(0)
+    assert ai_strength.main(["--games", "20", "--check"]) == 0
