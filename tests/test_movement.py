@@ -83,6 +83,7 @@ def test_diplo_030_march_into_closed_land_is_refused_with_the_nearest_tile():
     state = world(war=False)
     found_city(state, "shu", 6, 4, people=10_000, grain=100, name="Chengdu")
     levy = add(state, "wei", "levy", (2, 4), 1_000)
+    add(state, "wei", "scout", (4, 3))  # the border is known only where it is seen (INTEL-010)
     res = check_orders(state, "wei", [], [Move(unit_id=levy.id, to=(7, 4))])
     assert not res[0].ok and res[0].code == "closed_border"
     assert "nearest tile you can reach is" in res[0].message

@@ -272,6 +272,7 @@ def test_turn_090_any_troop_moves_then_attacks(make_game: MakeGame) -> None:
     state = world()
     levy = add(state, "wei", "levy", (0, 4), 3_000)
     target = add(state, "shu", "levy", (3, 4), 1_000)
+    add(state, "wei", "scout", (3, 2))  # the target must be in sight to be named (INTEL-050)
     game = make_game(state)
     issue(game, "wei", f"move unit={levy.id} to=1,4; attack unit={levy.id} to=3,4")
     end_month(game)

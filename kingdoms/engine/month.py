@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from kingdoms.engine.belief import believed_state
 from kingdoms.engine.context import Event, MonthContext, OrderFailed, OrderOutcome
 from kingdoms.engine.registry import PHASE_SLOTS, PHASES, VERBS, load_areas
 from kingdoms.state import GameState
@@ -204,10 +205,11 @@ def resolve_month(state: GameState, orders: dict[str, list[Any]]) -> MonthResult
 def check_orders(state: GameState, kingdom: str, queued: list[Any], new: list[Any]) -> list[CheckResult]:
     """Judge each new order on a scratch board after the queued ones (and the earlier new ones) ran.
 
-    Nothing is changed in `state`. Accepted orders report what they would do (the preview text).
+    Nothing is changed in `state`. The scratch board is the kingdom's believed board (engine.belief): every
+    verdict and preview is built from what it may know. Accepted orders report what they would do.
     """
     load_areas()
-    scratch = state.clone()
+    scratch = believed_state(state, kingdom)
     ctx = MonthContext(scratch, scratch=True)
     ctx.acting = kingdom
     for order in queued:

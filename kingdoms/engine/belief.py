@@ -1,0 +1,88 @@
+"""The board as one kingdom knows it: the true state with everything it cannot see taken away.
+
+Issue-time checks and previews run on this believed board (TURN-050, TURN-170), so a refusal, a route, a
+preview or a "what would work" hint can only be built from what the kingdom may know (INTEL-050): a
+hidden enemy never blocks, an unseen border never closes, an unknown city is not there. The month-end run
+uses the true state and checks every order again (TURN-060).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kingdoms.engine.sight import sight_of
+from kingdoms.engine.visibility import (
+    can_see_unit,
+    has_fresh_report,
+    inside_foreign_city,
+    known_city_tile,
+    watches_unit,
+)
+from kingdoms.state import GameState
+
+
+def believed_state(state: GameState, kingdom: str) -> GameState:
+    """A scratch copy of `state` holding only what `kingdom` knows now (its own affairs in full)."""
+    sight = sight_of(state, kingdom)
+    board = state.clone()
+    gm = board.map
+    # Foreign units: only those in sight; what is not watched keeps only what a rival sees (INTEL-020/040).
+    for uid, unit in state.units.items():
+        if unit.owner == kingdom:
+            continue
+        mine = board.units[uid]
+        if not can_see_unit(state, kingdom, unit, sight):
+            inside = inside_foreign_city(state, kingdom, unit) if unit.spec.fighting else None
+            if inside is not None and has_fresh_report(state, kingdom, inside.id):
+                continue  # a spy report from this month or last shows the garrison as it is (INTEL-220)
+            if inside is not None and sight.sees(gm, unit.q, unit.r):
+                # Troops behind a rival's walls show only as "troops" of a size class (OPEN-30): keep them,
+                # taken as the estimate takes them (spearmen, untrained, no general).
+                mine.type, mine.xp, mine.morale, mine.hunger, mine.general_id = "spearman", 0.0, 100.0, 0.0, None
+                mine.home_city, mine.standing, mine.standing_meta = None, None, None
+                continue
+            del board.units[uid]
+            continue
+        mine.home_city = None
+        mine.standing = None
+        mine.standing_meta = None
+        if not watches_unit(state, kingdom, unit, sight):
+            mine.xp, mine.morale, mine.hunger, mine.general_id = 0.0, 100.0, 0.0, None
+    board.generals = {gid: g for gid, g in board.generals.items()
+                      if g.owner == kingdom or (g.unit_id is not None and g.unit_id in board.units
+                                                and board.units[g.unit_id].general_id == gid)}
+    board.spies = [s for s in board.spies if s.owner == kingdom]
+    # Foreign cities: the known ones, as the kingdom's map shows them; their books stay closed (INTEL-040).
+    memory = (state.kingdoms[kingdom].memory.get("cities") or {})
+    keep_centres: list[int] = []
+    for cid, city in list(board.cities.items()):
+        if city.owner == kingdom:
+            continue
+        tile = known_city_tile(state, kingdom, cid, sight)
+        if tile is None:
+            del board.cities[cid]
+            continue
+        if not sight.sees(gm, city.q, city.r) and city.owner != kingdom:
+            rec = memory.get(str(cid))
+            if rec is not None and rec.get("owner"):
+                city.owner = rec["owner"]
+        city.queue, city.store, city.grain = [], 0.0, 0.0
+        keep_centres.append(gm.index(city.q, city.r))
+    # Land: the kingdom knows who holds its own land and the tiles in its sight; elsewhere it cannot tell.
+    own_ids = np.array([c.id for c in board.cities.values() if c.owner == kingdom], dtype=np.int32)
+    known = sight.visible | np.isin(board.owner, own_ids)
+    owner = np.where(known, board.owner, -1).astype(np.int32)
+    for i in keep_centres:
+        owner[i] = state.owner[i]
+    owner[~np.isin(owner, np.array(list(board.cities) or [-2], dtype=np.int32))] = -1
+    board.owner = owner
+    board.camps = {cid: c for cid, c in board.camps.items()
+                   if c.owner == kingdom or sight.sees(gm, c.q, c.r)
+                   or str(cid) in (state.kingdoms[kingdom].memory.get("camps") or {})}
+    for camp in board.camps.values():
+        if camp.owner != kingdom and not sight.watches(gm, camp.q, camp.r):
+            camp.grain = 0.0
+    for kid, kd in board.kingdoms.items():
+        if kid != kingdom:
+            kd.memory = {}
+    return board
