@@ -166,7 +166,7 @@ def test_gen_010_assign_refusals():
     assert err.value.code == "not_a_troop"
     with pytest.raises(OrderFailed) as err:
         assign(state, "wei", g.id, troop(state, "shu", (7, 3)).id)
-    assert err.value.code == "unknown_unit"
+    assert err.value.code == "not_your_unit"  # a rival's troop in sight; an unseen one is unknown_unit
     assert "already leads" in assign(state, "wei", g.id, mine.id)
 
 

@@ -31,15 +31,17 @@ from kingdoms.engine.combat import (
     Battle,
     advance_into,
     civilians_lost,
+    civilians_of,
     field_battle,
     holds_city,
     scout_attacked,
 )
+from kingdoms.engine.conquest import side_name
 from kingdoms.engine.context import MonthContext, OrderFailed
 from kingdoms.engine.movement import Goal, march
-from kingdoms.engine.pathing import AGENT, CIVILIAN, SIEGE, TROOP, Ground, slot_of
+from kingdoms.engine.pathing import AGENT, CIVILIAN, SIEGE, TROOP, Ground, is_armed, slot_of
 from kingdoms.engine.registry import verb
-from kingdoms.engine.sight import sight_of
+from kingdoms.engine.sight import Sight, sight_of
 from kingdoms.engine.visibility import (
     can_see_unit,
     city_troops,
@@ -47,7 +49,9 @@ from kingdoms.engine.visibility import (
     has_fresh_report,
     knows_city,
     militia_estimate,
+    own_units_text,
     require_own_unit,
+    seen_now,
     shown_walls,
     troops_class,
     watches_unit,
@@ -95,16 +99,40 @@ def first_hit(units: list[Unit]) -> Unit | None:
     return min(pool, key=_hit_key) if pool else None
 
 
-def _owner_name(state: GameState, owner: str) -> str:
-    kd = state.kingdoms.get(owner)
-    return kd.name if kd is not None else owner
+#: How many targets in sight a refusal names (nearest first).
+TARGETS_SHOWN = 6
 
 
-def resolve_target(ctx: MonthContext, kingdom: str, to: Tile, aim: dict | None = None) -> Target:
+def targets_in_sight(state: GameState, kingdom: str, origin: Tile, sight: Sight | None = None) -> str:
+    """What the kingdom could attack, as it sees it now: the foreign troops, cities and camps in sight nearest
+    `origin` with their tiles, for refusal texts (INTEL-020..090: only what `seen_now` shows)."""
+    seen = seen_now(state, kingdom, sight)
+    found: list[tuple[int, int, int, str]] = []
+    for rec in seen.units:
+        tile = (int(rec["q"]), int(rec["r"]))
+        found.append((distance(origin, tile), tile[1], tile[0],
+                      f"#{rec['id']} {rec['type']} ({side_name(state, rec['owner'])}) at {fmt_tile(tile)}"))
+    for rec in seen.cities:
+        tile = (int(rec["q"]), int(rec["r"]))
+        found.append((distance(origin, tile), tile[1], tile[0],
+                      f"{rec['name']} ({side_name(state, rec['owner'])}) at {fmt_tile(tile)}"))
+    for rec in seen.camps:
+        tile = (int(rec["q"]), int(rec["r"]))
+        found.append((distance(origin, tile), tile[1], tile[0],
+                      f"a camp ({side_name(state, rec['owner'])}) at {fmt_tile(tile)}"))
+    if not found:
+        return "you see no foreign troop, city or camp to attack: scout ahead or march toward your enemy"
+    found.sort()
+    return (f"in sight, nearest {fmt_tile(origin)} first: " + ", ".join(f[3] for f in found[:TARGETS_SHOWN])
+            + (f" and {len(found) - TARGETS_SHOWN} more (see your briefing)" if len(found) > TARGETS_SHOWN else ""))
+
+
+def resolve_target(ctx: MonthContext, kingdom: str, to: Tile, aim: dict | None = None,
+                   origin: Tile | None = None) -> Target:
     """The target of an attack on `to` as it stands now, or OrderFailed (COMBAT-320..380, INTEL-050, OPEN-52).
 
     `aim` is what a standing order was aimed at (`Unit.standing_meta`): that unit or city is judged, not
-    whatever stands on `to` now.
+    whatever stands on `to` now. `origin` (the attacker's tile) orders the targets a refusal offers instead.
     """
     if aim is not None:
         kind = aim.get("kind")
@@ -120,7 +148,8 @@ def resolve_target(ctx: MonthContext, kingdom: str, to: Tile, aim: dict | None =
     sight = sight_of(state, kingdom)
     city = state.city_at(*to)
     if city is not None and city.owner == kingdom:
-        raise OrderFailed("own_target", f"{city.name} {fmt_tile(to)} is your own city: attack an enemy")
+        raise OrderFailed("own_target", f"{city.name} {fmt_tile(to)} is your own city: attack an enemy; "
+                                        f"{targets_in_sight(state, kingdom, origin or to, sight)}")
     if not sight.sees(state.map, *to):
         rec = _remembered_city(state, kingdom, to)
         if rec is not None:  # out of sight: the city as the map last showed it (COMBAT-380)
@@ -158,9 +187,11 @@ def resolve_target(ctx: MonthContext, kingdom: str, to: Tile, aim: dict | None =
             if (camp.q, camp.r) == to and camp.owner != kingdom:
                 return Target("camp", to, camp.owner, camp=camp)
     own = [u for u in state.units_at(*to) if u.owner == kingdom]
+    offer = targets_in_sight(state, kingdom, origin or to, sight)
     if own:
-        raise OrderFailed("own_target", f"{fmt_tile(to)} holds your own #{own[0].id} {own[0].type}: attack an enemy")
-    raise OrderFailed("no_target", f"there is nothing you can see at {fmt_tile(to)} to attack")
+        raise OrderFailed("own_target", f"{fmt_tile(to)} holds your own #{own[0].id} {own[0].type}: attack an enemy; "
+                                        f"{offer}")
+    raise OrderFailed("no_target", f"there is nothing you can see at {fmt_tile(to)} to attack; {offer}")
 
 
 def _remembered_city(state: GameState, kingdom: str, to: Tile) -> dict | None:
@@ -252,8 +283,8 @@ def judge_city(state: GameState, kingdom: str, target: Target) -> Target:
     if city.owner == kingdom:
         raise OrderFailed("own_target", f"{target.name()} is your own city now: the attack order ends")
     if city.owner != target.owner:
-        raise OrderFailed("target_changed_hands", f"{target.name()} now belongs to {_owner_name(state, city.owner)}, "
-                          f"no longer {_owner_name(state, target.owner)}: the attack order ends (it never attacks "
+        raise OrderFailed("target_changed_hands", f"{target.name()} now belongs to {side_name(state, city.owner)}, "
+                          f"no longer {side_name(state, target.owner)}: the attack order ends (it never attacks "
                           "the new owner; give a new attack order to strike it)")
     return target
 
@@ -295,9 +326,11 @@ def approach_goal(g: Ground, attacker: Unit, target: Target) -> Goal:
 
 
 def _attacker(ctx: MonthContext, kingdom: str, order: Any) -> Unit:
-    unit = require_own_unit(ctx.state, kingdom, order.unit_id)
+    to = (order.to[0], order.to[1])
+    unit = require_own_unit(ctx.state, kingdom, order.unit_id, accept=is_armed, near=to, what="troops")
     if not unit.spec.fighting:
-        raise OrderFailed("not_a_fighter", f"#{unit.id} is a {unit.type}: only fighting troops attack")
+        raise OrderFailed("not_a_fighter", f"#{unit.id} is a {unit.type}: only fighting troops attack; send one of "
+                          + own_units_text(ctx.state, kingdom, accept=is_armed, near=to, what="troops"))
     if unit.id in ctx.attacked:
         raise OrderFailed("already_attacked", f"#{unit.id} has made its one attack this month (a pillage or a "
                                               "captured wagon counts): attack again next month")
@@ -309,7 +342,7 @@ def _check_peace(ctx: MonthContext, kingdom: str, target: Target, order: Any) ->
     state = ctx.state
     if state.at_war(kingdom, target.owner):
         return False
-    who = _owner_name(state, target.owner)
+    who = side_name(state, target.owner)
     if not order.surprise:
         raise OrderFailed("at_peace", f"{target.name()} belongs to {who}, at peace with you: declare_war first "
                                       "(listed before the attack), or attack with surprise")
@@ -319,9 +352,10 @@ def _check_peace(ctx: MonthContext, kingdom: str, target: Target, order: Any) ->
 def _prepare(ctx: MonthContext, kingdom: str, order: Any, aim: dict | None = None) -> tuple[Unit, Target, bool]:
     """The attacker, its target and whether it is a surprise attack; refuses what cannot be attacked."""
     unit = _attacker(ctx, kingdom, order)
-    target = resolve_target(ctx, kingdom, (order.to[0], order.to[1]), aim)
+    target = resolve_target(ctx, kingdom, (order.to[0], order.to[1]), aim, origin=unit.tile)
     if target.owner == kingdom:
-        raise OrderFailed("own_target", f"{target.name()} is yours: attack an enemy")
+        raise OrderFailed("own_target", f"{target.name()} is yours: attack an enemy; "
+                                        f"{targets_in_sight(ctx.state, kingdom, unit.tile)}")
     surprise = _check_peace(ctx, kingdom, target, order)
     if target.kind == "camp" and unit.spec.shooter:
         raise OrderFailed("no_target", f"{target.name()} has no troop in it to shoot at: a melee troop walks in "
@@ -479,9 +513,7 @@ def _civilians_seen(ctx: MonthContext, tile: Tile, loser: str, kingdom: str) -> 
         return []
     sight = sight_of(state, kingdom)
     out: list[str] = []
-    for other in sorted(state.units_at(*tile), key=lambda u: u.id):
-        if other.owner != loser or slot_of(other) != CIVILIAN:
-            continue
+    for other in civilians_of(state, tile, loser):
         if other.type == "wagon":
             cargo = f" with {other.cargo:.1f} dan" if watches_unit(state, kingdom, other, sight) else ""
             out.append(f"wagon #{other.id} captured{cargo}")
@@ -838,6 +870,20 @@ def _improvement_at(state: GameState, tile: Tile) -> tuple[City, Any] | None:
     return None
 
 
+def _pillage_sites(state: GameState, kingdom: str, unit: Unit) -> str:
+    """The foreign improvements in sight on or beside the troop's tile: what it could pillage (BUILD-150)."""
+    sight = sight_of(state, kingdom)
+    found = [((imp.q, imp.r), imp.kind, city) for city in state.cities.values() if city.owner != kingdom
+             for imp in city.improvements
+             if distance(unit.tile, (imp.q, imp.r)) <= 1 and sight.sees(state.map, imp.q, imp.r)]
+    if not found:
+        return (f"no foreign farm, granary or workshop is on or beside #{unit.id} at {fmt_tile(unit.tile)}: move "
+                "beside one first")
+    found.sort(key=lambda f: (f[0][1], f[0][0]))
+    return f"within reach of #{unit.id}: " + ", ".join(
+        f"the {kind} of {city.name} ({side_name(state, city.owner)}) at {fmt_tile(tile)}" for tile, kind, city in found)
+
+
 def _check_pillage(ctx: MonthContext, kingdom: str, order: Any) -> tuple[Unit, City, Any]:
     state = ctx.state
     unit = _attacker(ctx, kingdom, order)
@@ -848,17 +894,19 @@ def _check_pillage(ctx: MonthContext, kingdom: str, order: Any) -> tuple[Unit, C
                                           "move next to it first")
     found = _improvement_at(state, to)
     if found is None:
-        raise OrderFailed("no_improvement", f"there is no farm, granary or workshop at {fmt_tile(to)} to pillage")
+        raise OrderFailed("no_improvement", f"there is no farm, granary or workshop at {fmt_tile(to)} to pillage; "
+                                            f"{_pillage_sites(state, kingdom, unit)}")
     city, imp = found
     if city.owner == kingdom:
-        raise OrderFailed("own_improvement", f"the {imp.kind} at {fmt_tile(to)} belongs to your own {city.name}")
+        raise OrderFailed("own_improvement", f"the {imp.kind} at {fmt_tile(to)} belongs to your own {city.name}; "
+                                             f"{_pillage_sites(state, kingdom, unit)}")
     if not state.at_war(kingdom, city.owner):
         raise OrderFailed("at_peace", f"the {imp.kind} at {fmt_tile(to)} belongs to {city.name} of "
-                                      f"{_owner_name(state, city.owner)}, at peace with you: pillage needs war "
+                                      f"{side_name(state, city.owner)}, at peace with you: pillage needs war "
                                       "(declare_war first)")
     guards = [u for u in state.units_at(*to) if u.owner == city.owner and u.spec.fighting]
     if guards:
-        raise OrderFailed("guarded", f"#{guards[0].id} {guards[0].type} of {_owner_name(state, city.owner)} guards "
+        raise OrderFailed("guarded", f"#{guards[0].id} {guards[0].type} of {side_name(state, city.owner)} guards "
                                      f"{fmt_tile(to)}: win the tile by an attack first")
     if ctx.moves(unit) <= 0:
         raise OrderFailed("no_moves", f"#{unit.id} has no moves left this month to pillage: pillage first, or next "
@@ -891,7 +939,7 @@ def run_pillage(ctx: MonthContext, kingdom: str, order: Any) -> str:
     unit.fortified = False
     if city.owner in ctx.state.kingdoms:
         ctx.emit("pillage", f"The {imp.kind} of {city.name} at {fmt_tile(tile)} was pillaged by "
-                 f"{_owner_name(ctx.state, unit.owner)} {unit.type}{lost}.", [city.owner], city_id=city.id,
+                 f"{side_name(ctx.state, unit.owner)} {unit.type}{lost}.", [city.owner], city_id=city.id,
                  improvement=imp.kind, tile=list(tile))
     return f"#{unit.id} {unit.type} pillages the {imp.kind} of {city.name} at {fmt_tile(tile)}{lost}"
 

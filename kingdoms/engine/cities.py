@@ -24,8 +24,9 @@ from typing import Any
 
 from kingdoms import ruledata as rd
 from kingdoms.engine import economy as eco
-from kingdoms.engine.conquest import pass_to_bandits, remove_unit
+from kingdoms.engine.conquest import pass_to_bandits, remove_unit, side_name
 from kingdoms.engine.context import MonthContext
+from kingdoms.engine.pathing import CIVILIAN, slot_of, slot_of_type
 from kingdoms.engine.registry import phase
 from kingdoms.hexgrid import Tile, fmt_tile
 from kingdoms.state import City, GameState, Improvement, QueueEntry, Unit
@@ -85,12 +86,6 @@ def ledger(city: City, month: int) -> dict[str, Any]:
         last["built"] = []
         last["month"] = month
     return last
-
-
-def _owner_name(state: GameState, owner: str) -> str:
-    """The kingdom's name, or the owner id for the bandits."""
-    kd = state.kingdoms.get(owner)
-    return kd.name if kd is not None else owner
 
 
 # =============================================================================================================
@@ -237,7 +232,7 @@ def _complete(ctx: MonthContext, city: City, entry: QueueEntry) -> None:
         text = f"{where} has trained a {item}: #{unit.id} waits in the city."
     led["built"].append(item)
     if item in rd.MILITARY_BUILDINGS:  # BUILD-060: public news
-        ctx.emit("military_building", f"{_owner_name(state, city.owner)} has finished a {item} in {city.name}.",
+        ctx.emit("military_building", f"{side_name(state, city.owner)} has finished a {item} in {city.name}.",
                  None, city_id=city.id, owner=city.owner, item=item)
     else:
         ctx.emit("built", text, [city.owner], city_id=city.id, item=item)
@@ -272,16 +267,6 @@ def improvement_problem(state: GameState, city: City, kind: str, tile: Tile | No
 # --- recruits (RECRUIT-110..170, BUILD-050, OPEN-25/26/34/35/54) ------------------------------------------------
 
 
-def _slot(unit_type: str) -> str:
-    """The place a unit takes on a tile: one troop, one siege train, one civilian; agents take none (MOVE, OPEN-67)."""
-    spec = rd.UNITS[unit_type]
-    if spec.kind == "agent":
-        return "agent"
-    if spec.kind == "civilian":
-        return "civilian"
-    return "siege" if unit_type == "catapult" else "troop"
-
-
 def ordered_away(ctx: MonthContext, unit: Unit) -> bool:
     """The troop has an order taking it out of the city this month (OPEN-54): a standing march, attack,
     follow or merge, or a new order this month other than hold (a hold fortifies it where it stands)."""
@@ -290,7 +275,7 @@ def ordered_away(ctx: MonthContext, unit: Unit) -> bool:
 
 def _slot_taken(state: GameState, tile: Tile, slot: str) -> bool:
     """Some unit already takes `slot` on `tile`."""
-    return any(_slot(u.type) == slot for u in state.units_at(*tile))
+    return any(slot_of(u) == slot for u in state.units_at(*tile))
 
 
 def _free_for(state: GameState, owner: str, tile: Tile, slot: str) -> bool:
@@ -309,7 +294,7 @@ def _free_for(state: GameState, owner: str, tile: Tile, slot: str) -> bool:
     for u in state.units_at(*tile):
         if u.spec.kind == "agent":
             continue
-        if u.owner != owner or _slot(u.type) == slot:
+        if u.owner != owner or slot_of(u) == slot:
             return False
     return True
 
@@ -334,7 +319,7 @@ def recruit_plan(ctx: MonthContext, city: City, unit_type: str, men: int) -> lis
     """Where a batch goes: joining a same-type troop in the city (up to 20,000), the rest as a new troop in the
     city if it holds none, else beside it (RECRUIT-150, OPEN-35, OPEN-54). None when it has nowhere to go."""
     state = ctx.state
-    slot = _slot(unit_type)
+    slot = slot_of_type(unit_type)
     here = sorted(state.units_at(city.q, city.r), key=lambda u: u.id)
     plan: list[tuple[Unit | Tile, int]] = []
     rest = men
@@ -346,7 +331,7 @@ def recruit_plan(ctx: MonthContext, city: City, unit_type: str, men: int) -> lis
         rest -= take
     if rest <= 0:
         return plan
-    if not any(_slot(u.type) == slot for u in here):
+    if not any(slot_of(u) == slot for u in here):
         plan.append((city.tile, rest))
         return plan
     tile = beside_city_tile(state, city, slot)
@@ -450,7 +435,7 @@ def _colonists(ctx: MonthContext, city: City, entry: QueueEntry, pool: float) ->
         reasons.append(f"the granary needs {rd.COLONIST_GRAIN} dan (has {city.grain:.1f})")
     if city.people < eco.COLONIST_CITY_PEOPLE:
         reasons.append(f"the city needs {eco.COLONIST_CITY_PEOPLE:,} people (has {city.people:,})")
-    if not reasons and _slot_taken(state, city.tile, "civilian"):
+    if not reasons and _slot_taken(state, city.tile, CIVILIAN):
         reasons.append("another civilian unit stands in the city: move it out")
     if reasons:
         return pool, "colonists: " + "; ".join(reasons), False

@@ -5,7 +5,9 @@ from __future__ import annotations
 from kingdoms.engine.context import MonthContext, OrderFailed
 from kingdoms.engine.economy import carrying_capacity
 from kingdoms.engine.generals import release_general
+from kingdoms.engine.pathing import is_armed
 from kingdoms.engine.registry import verb
+from kingdoms.engine.visibility import require_own_unit
 from kingdoms.hexgrid import distance, fmt_tile
 from kingdoms.state import City, GameState, Unit
 
@@ -27,9 +29,7 @@ def home_city(state: GameState, unit: Unit) -> City | None:
 
 
 def _check_disband(ctx: MonthContext, kingdom: str, order) -> None:
-    unit = ctx.state.units.get(order.unit_id)
-    if unit is None or unit.owner != kingdom:
-        raise OrderFailed("unknown_unit", f"you have no unit #{order.unit_id}; give the id of one of your troops")
+    unit = require_own_unit(ctx.state, kingdom, order.unit_id, accept=is_armed, what="troops")
     if not unit.spec.fighting:
         raise OrderFailed("not_a_troop", f"#{unit.id} is a {unit.type}: only fighting troops are disbanded "
                                          f"(a {unit.type} needs no upkeep)")

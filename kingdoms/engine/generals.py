@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from kingdoms import ruledata as rd
 from kingdoms.engine.context import MonthContext, OrderFailed
+from kingdoms.engine.pathing import is_armed
 from kingdoms.engine.registry import phase, verb
+from kingdoms.engine.visibility import own_units_text, require_own_unit
 from kingdoms.hexgrid import Tile, distance, fmt_tile
 from kingdoms.state import City, GameState, General, Unit
 
@@ -214,8 +216,10 @@ def _defect(ctx: MonthContext, general: General, captor: str, tile: Tile, by_uni
                 return _lose(ctx, general, f"captured at {fmt_tile(tile)} with nowhere to serve his captors")
             _wait_in(general, cities[0])
             post = f"waits in {cities[0].name}"
-    captor_name = state.kingdoms[captor].name
-    loser_name = state.kingdoms[old_owner].name if old_owner in state.kingdoms else old_owner
+    from kingdoms.engine.conquest import side_name  # conquest imports this module
+
+    captor_name = side_name(state, captor)
+    loser_name = side_name(state, old_owner)
     ctx.emit("general_defected", f"General {general.name} was captured at {fmt_tile(tile)} and defected to {captor_name}.",
              [old_owner], general_id=general.id)
     ctx.emit("general_defected", f"General {general.name} of {loser_name}, captured at {fmt_tile(tile)}, defects to you "
@@ -298,12 +302,11 @@ def _check_assign(ctx: MonthContext, kingdom: str, order) -> None:
     general = state.generals.get(order.general_id)
     if general is None or general.owner != kingdom:
         raise OrderFailed("unknown_general", f"you have no general #{order.general_id}; {_roster(state, kingdom)}")
-    unit = state.units.get(order.unit_id)
-    if unit is None or unit.owner != kingdom:
-        raise OrderFailed("unknown_unit", f"you have no unit #{order.unit_id}; give the id of one of your troops")
-    if not unit.spec.fighting:
-        raise OrderFailed("not_a_troop", f"#{unit.id} is a {unit.type}: generals lead fighting troops only")
     pos = general_position(state, general)
+    unit = require_own_unit(state, kingdom, order.unit_id, accept=is_armed, near=pos, what="troops")
+    if not unit.spec.fighting:
+        raise OrderFailed("not_a_troop", f"#{unit.id} is a {unit.type}: generals lead fighting troops only; "
+                                         + own_units_text(state, kingdom, accept=is_armed, near=pos, what="troops"))
     if pos is None:
         raise OrderFailed("general_unavailable", f"General {general.name} has no post to leave from; "
                                                  f"{_roster(state, kingdom)}")

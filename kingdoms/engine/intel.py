@@ -32,6 +32,7 @@ from kingdoms.engine.sight import compute_sight, hex_to_mask, mask_to_hex
 from kingdoms.engine.visibility import (
     city_troops,
     known_city_tile,
+    own_units_text,
     require_known_city,
     require_own_unit,
     seen_now,
@@ -122,13 +123,23 @@ def _slip_in(ctx: MonthContext, spy: Unit, city: City) -> str:
     return f"spy #{spy.id} slips into {city.name} ({_kname(state, city.owner)}); its reports begin this month"
 
 
+def _is_spy(unit: Unit) -> bool:
+    return unit.type == "spy"
+
+
 def _check_station(ctx: MonthContext, kingdom: str, order: Any) -> None:
     """Issue-time check of station_spy: an own spy, a known city, a route there (INTEL-050/110)."""
     state = ctx.state
-    unit = require_own_unit(state, kingdom, order.unit_id)
+    sight = compute_sight(state, [kingdom])[kingdom]
+    near = known_city_tile(state, kingdom, order.city_id, sight)
+    unit = require_own_unit(state, kingdom, order.unit_id, sight, accept=_is_spy, near=near, what="spies")
     if unit.type != "spy":
-        raise OrderFailed("not_a_spy", f"unit #{unit.id} is a {unit.type}: only spies can be stationed in a city")
-    tile = require_known_city(state, kingdom, order.city_id)
+        spies = own_units_text(state, kingdom, accept=_is_spy, near=near, what="spies")
+        if not any(u.owner == kingdom and _is_spy(u) for u in state.units.values()):
+            spies += " (train one: add spy to a city's queue, set_production city=ID queue=...,spy)"
+        raise OrderFailed("not_a_spy", f"unit #{unit.id} is a {unit.type}: only spies can be stationed in a city; "
+                                       f"{spies}")
+    tile = require_known_city(state, kingdom, order.city_id, sight, near=unit.tile)
     if distance(unit.tile, tile) > 1 and spy_route(state, unit, tile, ctx.moves(unit)) is None:
         raise OrderFailed("no_route", f"spy #{unit.id} at {fmt_tile(unit.tile)} has no land route to city "
                                       f"#{order.city_id} at {fmt_tile(tile)}")
@@ -172,6 +183,16 @@ def _sees(state: GameState, kingdom: str, tile: Tile) -> bool:
 # --- sabotage (INTEL-160/170, OPEN-39) ---------------------------------------------------------------------
 
 
+def _spies_hint(state: GameState, kingdom: str) -> str:
+    """Where the kingdom's spies hide in rival cities ("your spies are in: Chengdu #2 (13,7)"), for refusals."""
+    where = sorted({s.city_id for s in state.spies if s.owner == kingdom and s.city_id in state.cities
+                    and state.cities[s.city_id].owner != kingdom})
+    if not where:
+        return "you have no spy in a rival city"
+    return "your spies are in: " + ", ".join(
+        f"{state.cities[cid].name} #{cid} {fmt_tile(state.cities[cid].tile)}" for cid in where)
+
+
 def _check_sabotage(ctx: MonthContext, kingdom: str, order: Any) -> None:
     """Issue-time check of sabotage: a spy of ours inside that foreign city, one sabotage a month (INTEL-160/170)."""
     state = ctx.state
@@ -179,15 +200,13 @@ def _check_sabotage(ctx: MonthContext, kingdom: str, order: Any) -> None:
     mine = stationed(state, kingdom, order.city_id)
     if not mine and known_city_tile(state, kingdom, order.city_id) is None:
         raise OrderFailed("unknown_city", f"there is no city #{order.city_id} on your map; sabotage needs one of "
-                                          "your spies stationed in the city")
+                                          f"your spies stationed in the city; {_spies_hint(state, kingdom)}")
     if city is not None and city.owner == kingdom:
-        raise OrderFailed("own_city", f"{city.name} is your own city: sabotage is for a rival's city where your spy hides")
+        raise OrderFailed("own_city", f"{city.name} is your own city: sabotage is for a rival's city where your spy "
+                                      f"hides; {_spies_hint(state, kingdom)}")
     if not mine:  # judged without asking whether a remembered city still stands (COMBAT-380)
-        where = sorted({state.cities[s.city_id].name for s in state.spies if s.owner == kingdom
-                        and s.city_id in state.cities and state.cities[s.city_id].owner != kingdom})
-        hint = f"your spies are in: {', '.join(where)}" if where else "you have no spy in a rival city"
         raise OrderFailed("no_spy_in_city", f"you have no spy stationed in city #{order.city_id} (station_spy "
-                                            f"first); {hint}")
+                                            f"first); {_spies_hint(state, kingdom)}")
     if city is None:
         raise OrderFailed("unknown_city", f"city #{order.city_id} is no more: your spy there is lost")
     if city.id in ctx.sabotaged:

@@ -20,8 +20,11 @@ from kingdoms.engine.conquest import remove_unit, side_name
 from kingdoms.engine.context import MonthContext, OrderFailed
 from kingdoms.engine.economy import granary_capacity, round_half_up
 from kingdoms.engine.pathing import Ground
+from kingdoms.engine.production_orders import own_city
 from kingdoms.engine.registry import phase, verb
-from kingdoms.hexgrid import Tile, distance, fmt_tile
+from kingdoms.engine.sight import hex_to_mask, sight_of
+from kingdoms.engine.visibility import require_own_unit
+from kingdoms.hexgrid import Tile, distance, fmt_tile, spiral
 from kingdoms.state import Camp, City, GameState, Unit
 
 EPS = 1e-9
@@ -237,12 +240,9 @@ def morale_phase(ctx: MonthContext) -> None:
 # --- pitching camps (SUPPLY-220..270) -------------------------------------------------------------------------
 
 
-def _own_unit(state: GameState, kingdom: str, unit_id: int) -> Unit:
-    """The kingdom's unit `unit_id`, or OrderFailed("unknown_unit") (foreign units look like missing ones)."""
-    unit = state.units.get(unit_id)
-    if unit is None or unit.owner != kingdom:
-        raise OrderFailed("unknown_unit", f"you have no unit #{unit_id}; give the id of one of your troops")
-    return unit
+def _can_pitch(unit: Unit) -> bool:
+    """A troop big enough to pitch a camp (SUPPLY-220)."""
+    return unit.spec.fighting and unit.men >= rd.CAMP_MIN_MEN
 
 
 def camp_problem(state: GameState, unit: Unit) -> tuple[str, str] | None:
@@ -265,17 +265,21 @@ def camp_problem(state: GameState, unit: Unit) -> tuple[str, str] | None:
     if near:
         other = near[0]
         whose = "your" if other.owner == unit.owner else "a rival"
-        return "camp_too_close", (f"{whose} camp at {fmt_tile((other.q, other.r))} is {distance(tile, (other.q, other.r))} "
-                                  f"tiles away; camps must be at least {rd.CAMP_SPACING} tiles apart")
+        d = distance(tile, (other.q, other.r))
+        away = "stands on this very tile" if d == 0 else f"is {d} tile{'s' if d != 1 else ''} away"
+        return "camp_too_close", (f"{whose} camp at {fmt_tile((other.q, other.r))} {away}; camps must be at least "
+                                  f"{rd.CAMP_SPACING} tiles apart")
     held, limit = len(camps_of(state, unit.owner)), camp_limit(state, unit.owner)
     if held >= limit:
-        return "camp_limit", (f"you hold {held} camps, the most your {limit - 1} cities allow (one per city, plus one); "
-                              f"found or take a city first")
+        cities = f"{limit - 1} cit{'y' if limit - 1 == 1 else 'ies'}"
+        return "camp_limit", (f"you hold {held} camp{'s' if held != 1 else ''}, the most you may hold with {cities} "
+                              f"(one per city, plus one); found or take a city first")
     return None
 
 
 def _check_build(ctx: MonthContext, kingdom: str, order) -> None:
-    unit = _own_unit(ctx.state, kingdom, order.unit_id)
+    unit = require_own_unit(ctx.state, kingdom, order.unit_id, accept=_can_pitch,
+                            what=f"troops of {rd.CAMP_MIN_MEN}+ men")
     if order.what != "camp":
         raise OrderFailed("unknown_building", f"a troop can build only a camp (build unit={unit.id} what=camp)")
     problem = camp_problem(ctx.state, unit)
@@ -365,11 +369,22 @@ def _wagon_tile(state: GameState, city: City, to: Tile) -> Tile | None:
     return min(free, key=lambda t: _nearest_key(t, to))
 
 
+def _nearest_land(state: GameState, kingdom: str, to: Tile, radius: int = 8) -> Tile | None:
+    """The land tile nearest `to` that a wagon may stop on (passable, no river crossing), among the tiles the
+    kingdom has explored or sees (its map, MAP-190): lowest r, then q, on a tie (OPEN-74)."""
+    gm = state.map
+    kd = state.kingdoms.get(kingdom)
+    known = sight_of(state, kingdom).visible.copy()
+    if kd is not None:
+        known |= hex_to_mask(kd.memory.get("explored", ""), gm.size)
+    found = [t for t in spiral(to, radius) if (i := gm.index(*t)) >= 0 and known[i] and gm.move_cost[i] > 0
+             and not gm.is_crossing(i)]
+    return min(found, key=lambda t: _nearest_key(t, to)) if found else None
+
+
 def _check_ship(ctx: MonthContext, kingdom: str, order) -> None:
     state = ctx.state
-    city = state.cities.get(order.city_id)
-    if city is None or city.owner != kingdom:
-        raise OrderFailed("unknown_city", f"you hold no city #{order.city_id}; ship grain from one of your cities")
+    city = own_city(state, kingdom, order.city_id)
     if not 1 <= order.dan <= rd.WAGON_CAP:
         raise OrderFailed("bad_amount", f"a wagon carries 1..{rd.WAGON_CAP} dan; send dan=1..{rd.WAGON_CAP}")
     if order.dan > city.grain + EPS:
@@ -381,8 +396,10 @@ def _check_ship(ctx: MonthContext, kingdom: str, order) -> None:
     if i < 0:
         raise OrderFailed("off_map", f"{fmt_tile(to)} is off the map; send the wagon to a tile on the map")
     if state.map.move_cost[i] <= 0:
+        land = _nearest_land(state, kingdom, to)
+        hint = f"; the nearest you know is {fmt_tile(land)}" if land is not None else ""
         raise OrderFailed("impassable", f"{fmt_tile(to)} is {state.map.terrain_at(*to).name}: send the wagon to a land "
-                                        f"tile (a city, a camp or a troop's tile)")
+                                        f"tile (a city, a camp or a troop's tile){hint}")
     if _wagon_tile(state, city, to) is None:
         raise OrderFailed("no_room", f"{city.name} and every tile beside it already hold a civilian unit: move one "
                                      f"away first")

@@ -8,13 +8,14 @@ both build on it, so a briefing can never show more than the rules allow.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from kingdoms import ruledata as rd
 from kingdoms.engine.context import OrderFailed
 from kingdoms.engine.sight import Sight, sight_of
-from kingdoms.hexgrid import Tile
+from kingdoms.hexgrid import Tile, distance, fmt_tile
 from kingdoms.state import City, GameState, Unit
 
 Json = dict[str, Any]
@@ -112,24 +113,90 @@ def has_fresh_report(state: GameState, kingdom: str, city_id: int) -> bool:
 
 # --- refusals for verbs ------------------------------------------------------------------------------
 
+#: At most this many candidates are named in a refusal; the briefing lists the rest (TOOLS-410).
+HINT_CAP = 12
 
-def require_own_unit(state: GameState, kingdom: str, unit_id: int, sight: Sight | None = None) -> Unit:
-    """The kingdom's unit `unit_id`; refuses `unknown_unit` (absent or unseen) or `not_your_unit` (INTEL-050)."""
+
+def own_units_text(state: GameState, kingdom: str, *, accept: Callable[[Unit], bool] | None = None,
+                   near: Tile | None = None, what: str = "units", cap: int = HINT_CAP) -> str:
+    """The kingdom's own units for a refusal ("your troops: #3 levy (4,4), ..."), only those `accept` takes.
+
+    Nearest `near` first when given, else fighting troops before the others; then by id. Own units only, so
+    the text is the same whatever unit the refused order named (INTEL-050).
+    """
+    units = [u for u in state.units.values() if u.owner == kingdom and (accept is None or accept(u))]
+    if not units:
+        return f"you have no {what}"
+    units.sort(key=lambda u: (distance(near, u.tile) if near is not None else 0, not u.spec.fighting, u.id))
+    shown = ", ".join(f"#{u.id} {u.type} {fmt_tile(u.tile)}" for u in units[:cap])
+    more = len(units) - cap
+    return f"your {what}: {shown}" + (f" and {more} more (see your briefing)" if more > 0 else "")
+
+
+def require_own_unit(state: GameState, kingdom: str, unit_id: int, sight: Sight | None = None, *,
+                     accept: Callable[[Unit], bool] | None = None, near: Tile | None = None,
+                     what: str = "units") -> Unit:
+    """The kingdom's unit `unit_id`; refuses `unknown_unit` (absent or unseen) or `not_your_unit` (INTEL-050).
+
+    Both refusals list the kingdom's own units that would work (`accept`, nearest `near` first, called `what`);
+    an unseen unit gets the very text a missing one gets.
+    """
     unit = state.units.get(unit_id)
     if unit is None or not can_see_unit(state, kingdom, unit, sight):
-        raise OrderFailed("unknown_unit", f"there is no unit #{unit_id} that you can see; your units are listed "
-                                          "in your briefing")
+        listing = own_units_text(state, kingdom, accept=accept, near=near, what=what)
+        raise OrderFailed("unknown_unit", f"there is no unit #{unit_id} that you can see; {listing}")
     if unit.owner != kingdom:
-        raise OrderFailed("not_your_unit", f"unit #{unit_id} is not yours: give orders to your own units")
+        listing = own_units_text(state, kingdom, accept=accept, near=near or unit.tile, what=what)
+        raise OrderFailed("not_your_unit", f"unit #{unit_id} (a {unit.type} at {fmt_tile(unit.tile)}) is not yours: "
+                                           f"give orders to your own units; {listing}")
     return unit
 
 
-def require_known_city(state: GameState, kingdom: str, city_id: int, sight: Sight | None = None) -> Tile:
-    """The tile of a city the kingdom knows (possibly from memory); refuses `unknown_city` otherwise (INTEL-050)."""
+def known_cities(state: GameState, kingdom: str, sight: Sight | None = None) -> list[tuple[int, str, Tile]]:
+    """(id, name, tile) of every foreign city on the kingdom's map: known now or remembered (COMBAT-380)."""
+    sight = sight or sight_of(state, kingdom)
+    kd = state.kingdoms.get(kingdom)
+    memory = (kd.memory.get("cities") or {}) if kd is not None else {}
+    out: list[tuple[int, str, Tile]] = []
+    for cid in sorted(set(state.cities) | {int(k) for k in memory}):
+        city = state.cities.get(cid)
+        if city is not None and city.owner == kingdom:
+            continue
+        tile = known_city_tile(state, kingdom, cid, sight)
+        if tile is None:
+            continue
+        rec = memory.get(str(cid)) or {}
+        name = city.name if city is not None else str(rec.get("name") or "a city")
+        out.append((cid, name, tile))
+    return out
+
+
+def known_cities_text(state: GameState, kingdom: str, sight: Sight | None = None, near: Tile | None = None,
+                      cap: int = HINT_CAP) -> str:
+    """The cities a kingdom may name, for a refusal: foreign ones on its map (nearest `near` first), then its own."""
+    foreign = known_cities(state, kingdom, sight)
+    if near is not None:
+        foreign.sort(key=lambda c: (distance(near, c[2]), c[0]))
+    parts = [f"#{cid} {name} {fmt_tile(tile)}" for cid, name, tile in foreign[:cap]]
+    more = len(foreign) - cap
+    text = ("cities on your map: " + ", ".join(parts) + (f" and {more} more (see your briefing)" if more > 0 else "")
+            if parts else "you know of no foreign city yet")
+    own = sorted((c for c in state.cities.values() if c.owner == kingdom), key=lambda c: c.id)
+    if own:
+        text += "; your own: " + ", ".join(f"#{c.id} {c.name} {fmt_tile(c.tile)}" for c in own[:cap])
+    return text
+
+
+def require_known_city(state: GameState, kingdom: str, city_id: int, sight: Sight | None = None, *,
+                       near: Tile | None = None) -> Tile:
+    """The tile of a city the kingdom knows (possibly from memory); refuses `unknown_city` otherwise (INTEL-050).
+
+    The refusal lists the cities it does know (the foreign ones nearest `near` first, then its own).
+    """
     tile = known_city_tile(state, kingdom, city_id, sight)
     if tile is None:
-        raise OrderFailed("unknown_city", f"there is no city #{city_id} on your map; the cities you know are "
-                                          "listed in your briefing")
+        raise OrderFailed("unknown_city", f"there is no city #{city_id} on your map; "
+                                          f"{known_cities_text(state, kingdom, sight, near)}")
     return tile
 
 
