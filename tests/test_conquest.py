@@ -99,7 +99,7 @@ def test_conq_030_restless_city_flag_read_by_the_economy():
 
 
 def test_conq_040_hold_down_needed():
-    """CONQ-040: 10% of its people, at least 500, at most 3,000: 4,000 -> 500; 12,000 -> 1,200; 40,000 -> 3,000."""
+    """CONQ-040: 10% of its population, clamped to 500..3,000: 4,000 -> 500; 12,000 -> 1,200; 40,000 -> 3,000."""
     state = world()
     city = town(state)
     for people, need in ((4_000, 500), (12_000, 1_200), (40_000, 3_000), (15_000, 1_500)):

@@ -477,7 +477,7 @@ def test_intel_130_stationed_spy_has_no_unit_and_no_orders():
 
 
 def test_intel_150_stationed_spy_lifts_fog_two_tiles():
-    """INTEL-150: from the month it slips in, every troop within 2 tiles of the city is seen exactly."""
+    """INTEL-150: from the month the spy gets in, troops up to 2 tiles from the city show exact figures."""
     s = world()
     c = city(s, "shu", 10, 6)
     near = unit(s, "shu", "cavalry", 12, 6, men=4444)

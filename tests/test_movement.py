@@ -158,7 +158,7 @@ def test_move_070_destination_held_by_another_type_ends_beside():
 
 
 def test_move_070_river_destination_ends_on_the_nearest_bank_and_own_tile_stays():
-    """MOVE-070: a move to a river tile ends on its nearest free bank; a move to its own tile keeps it there."""
+    """MOVE-070: sent onto a river, a troop stops on the closest free bank; sent to its own tile, it stays."""
     state = world({(5, r): "g" for r in range(10)})
     levy = add(state, "wei", "levy", (2, 2), 1_000)
     order(ctx_for(state), "wei", Move(unit_id=levy.id, to=(5, 2)))
@@ -210,7 +210,7 @@ def test_turn_080_several_orders_for_one_troop_run_in_order():
 
 
 def test_move_110_120_one_troop_per_tile_garrison_keeps_other_types_out():
-    """MOVE-110, MOVE-120: a troop of another type cannot enter a garrisoned city; a siege train can."""
+    """MOVE-110, MOVE-120: a garrisoned city keeps out troops of other types, except siege trains."""
     state = world()
     found_city(state, "wei", 4, 4, people=10_000, grain=100, name="Xuchang")
     add(state, "wei", "spearman", (4, 4), 3_000)

@@ -95,7 +95,7 @@ def test_tools_140_160_issue_orders_example() -> None:
 
 
 def test_turn_080_several_orders_for_one_troop_hit_and_run() -> None:
-    """TURN-080 / TURN-090: "attack unit=7 to=4,13; move unit=7 to=5,16" gives two orders in written order."""
+    """TURN-080 / TURN-090: hit and run (troop 7 attacks, then moves) yields two orders, kept as written."""
     assert orders_of("attack unit=7 to=4,13; move unit=7 to=5,16") == [
         Attack(unit_id=7, to=(4, 13)),
         Move(unit_id=7, to=(5, 16)),

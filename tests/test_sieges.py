@@ -155,7 +155,7 @@ def test_siege_060_full_militia():
 
 
 def test_siege_070_open_22_young_realm_rally():
-    """SIEGE-070, OPEN-22: until month 40 (months 1-39) a capital's full militia is at least 3,000."""
+    """SIEGE-070, OPEN-22: before month 40 (months 1-39) a capital's full militia never drops below 3,000."""
     state = world(month=39)
     capital = state.cities[state.kingdoms["shu"].capital_id]
     assert full_militia(state, capital) == 3_000
@@ -214,7 +214,7 @@ def test_siege_050_garrison_is_the_troop_not_the_siege_train():
 
 
 def test_siege_100_towers_kill_2_percent_at_full_walls():
-    """SIEGE-100: towers kill 2% x durability/100 of every adjacent enemy troop each month."""
+    """SIEGE-100: each month towers take 2% x durability/100 off each enemy troop next to the city."""
     state = world()
     city = town(state)
     city.walls, city.walls_max = 100.0, 100.0
@@ -480,7 +480,7 @@ def test_combat_140_flanking_only_when_walls_under_40():
 
 
 def test_siege_180_walls_standing_no_fall():
-    """SIEGE-180: while the walls stand no assault takes the city, whatever it does to the militia.
+    """SIEGE-180: no assault captures the city while its walls stand, no matter what it does to the militia.
 
     6,000 levies vs 1,000 militia behind walls 40 (x1.2): battering 30 leaves walls 10.
     Militia quality 0.6 x 1.2 = 0.72 vs levies 1.0; weights sqrt(6,000 x 1,000) = 2,449.5 vs 1,000.

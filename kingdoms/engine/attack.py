@@ -838,7 +838,7 @@ def _estimate_city(ctx: MonthContext, unit: Unit, target: Target) -> tuple[str, 
                  f"you lose {_span(best.att_lost, worst.att_lost)}")
         text += _fates(best, worst, low or 0, top, "they", "with")
         text += _fates(best, worst, low or 0, top, "you", "against")
-        text += "; veterans, generals or other troop types can do better than the worst end"
+        text += "; a veteran troop, a general or a different troop type can do better than the worst end"
     else:
         what = "no troops seen" if rec["size"] is None else "its garrison beaten"
         text += (f"; {what}, its militia taken as {_span(*rec['militia'])} (full strength for a {rec['tier']} that "

@@ -5,8 +5,8 @@ They hold the Ruin from the start, every city that revolts to them and the other
 A bandit city never builds, recruits, grows or changes focus (the economy skips it, OPEN-71); its walls
 repair and its militia regrows as any city's (sieges). Only the Ruin has a bandit garrison; it holds its
 city for good (a standing hold: always fortified) and, each month right after the kingdoms' orders, strikes
-ONE enemy fighting troop beside the city when a dry run of the exchange favours it (BANDIT-040): the troop
-would lose at least 60% of what the bandits lose, and the bandits would not rout. It never marches out,
+ONE enemy fighting troop beside the city when a dry run of the exchange favours it (BANDIT-040): the
+troop's losses come to at least 60% of the bandits' own, and the bandits are not routed. It never marches out,
 never pillages and never strikes colonists, wagons, camps or cities (BANDIT-030/050, OPEN-2).
 """
 

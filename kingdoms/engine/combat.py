@@ -377,7 +377,7 @@ def scout_slip_tile(state: GameState, scout: Unit, attacker_tile: Tile) -> Tile 
 
 
 def scout_attacked(ctx: MonthContext, scout: Unit, attacker: Unit) -> str:
-    """A lone scout attacked slips 2 tiles away, unless the attacker is cavalry or it has nowhere to go (COMBAT-400)."""
+    """An attacked lone scout slips 2 tiles away, save from cavalry or with no tile free to go to (COMBAT-400)."""
     state = ctx.state
     dest = None if attacker.type == "cavalry" else scout_slip_tile(state, scout, attacker.tile)
     where = fmt_tile(scout.tile)

@@ -25,7 +25,7 @@ from kingdoms.state import City, GameState, Unit
 
 
 def hold_down_needed(city: City) -> int:
-    """Men a restless city needs on its land: 10% of its people, at least 500, at most 3,000 (CONQ-040)."""
+    """Men a restless city needs on its land: 10% of its population, clamped to 500..3,000 (CONQ-040)."""
     share = int(city.people * rd.HOLD_DOWN_SHARE + 0.5)
     return max(rd.HOLD_DOWN_MIN, min(rd.HOLD_DOWN_MAX, share))
 

@@ -1,9 +1,9 @@
 """War and peace between kingdoms: declare_war, closed land at peace and border expulsion (DIPLO-010..130).
 
-At peace each kingdom's land (every tile its cities own) and its army camps are closed to the other's troops,
-wagons and colonists; scouts and spies cross freely (DIPLO-020). `closed_by` answers whether a tile is closed
-to a kingdom (movement uses it to stop marches, DIPLO-030); the "borders" phase moves units left on closed
-land to the nearest free tile outside it (DIPLO-040, OPEN-76).
+While two kingdoms are at peace, neither one's troops, wagons or colonists may enter the other's land
+(any tile owned by one of its cities) or its army camps; scouts and spies pass freely (DIPLO-020).
+`closed_by` answers whether a tile is closed to a kingdom (movement uses it to stop marches, DIPLO-030);
+the "borders" phase moves units left on closed land to the nearest free tile outside it (DIPLO-040, OPEN-76).
 """
 
 from __future__ import annotations

@@ -229,9 +229,9 @@ def worked_count(people: int, available: int) -> int:
 def worked_indices(f: CityFrame, focus: str) -> list[int]:
     """Flat indices of the tiles worked besides the centre, in the order the focus picks them (CITY-040).
 
-    food: most food first (then production); production: most production first (then food); balanced: its
-    best food tile, then its best production tile, in turn. Held water counts (OPEN-48); occupied tiles are
-    skipped (OPEN-92). Ties: lowest r, then lowest q (OPEN-74).
+    food: most food first (then production); production: most production first (then food); balanced:
+    alternates, taking the top food tile and then the top production tile. Held water counts (OPEN-48);
+    occupied tiles are skipped (OPEN-92). Ties: lowest r, then lowest q (OPEN-74).
     """
     cands = [i for i in f.tiles if i != f.centre and i not in f.occupied]
     n = worked_count(f.people, len(cands))
@@ -725,7 +725,7 @@ def head_progress(state: GameState, city: City, available: float | None = None) 
 
 @dataclass(frozen=True, slots=True)
 class SiteReport:
-    """What a city founded on a tile would make: at founding and once it works all its starting land (CITY-450)."""
+    """What a city founded on a tile would yield, when new and with all its starting land worked (CITY-450)."""
 
     tile: Tile
     problem: str | None  # why no city can be founded there (CITY-320), None when it can

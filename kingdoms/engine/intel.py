@@ -74,7 +74,7 @@ def catch_chance(state: GameState, spy: Unit) -> tuple[float, str | None]:
     """(chance, catching kingdom) for a travelling spy this month (INTEL-190, OPEN-38); (0, None) off foreign land.
 
     1% on land of another kingdom's city (war or peace), +3% when next to (or on) one of that kingdom's troops,
-    +5% per counter-spy stationed in a city of that kingdom within 2 tiles.
+    +5% for every counter-spy posted in one of that kingdom's cities no more than 2 tiles away.
     """
     gm = state.map
     i = gm.index(spy.q, spy.r)
