@@ -9,9 +9,11 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from kingdoms.game import Game
 
-#: Event kinds that make the public chronicle (routine economy events are left out).
-CHRONICLE_KINDS = frozenset({"war", "battle", "siege", "capture", "elimination", "founded", "revolt", "settled",
-                             "victory", "end", "general"})
+#: Event kinds that make the chronicle (routine economy and logistics events are left out).
+CHRONICLE_KINDS = frozenset({"war", "city_founded", "city_captured", "city_to_bandits", "city_returned",
+                             "city_settled", "kingdom_eliminated", "lead_started", "lead_cancelled", "game_end",
+                             "military_building", "general_defected", "pillage", "blockade", "camp_burned",
+                             "camp_seized", "sabotage"})
 
 
 def write_chronicle(game: Game, path: Path) -> Path:
@@ -24,10 +26,11 @@ def write_chronicle(game: Game, path: Path) -> Path:
             who = names.get(note["kingdom"], note["kingdom"])
             by_month[note["month"]].append(f"- *{who}*: {note['text']}")
     for ev in game.store.events():
-        if ev["kind"] in CHRONICLE_KINDS and ev["audience"] is None:
+        if ev["kind"] in CHRONICLE_KINDS:
             by_month[ev["month"]].append(f"- {ev['text']}")
-        elif ev["kind"] == "battle":
-            by_month[ev["month"]].append(f"- {ev['text']}")
+    for kingdom, name in names.items():  # battles, as each attacker's order results tell them
+        for month, text in game.store.battles(kingdom):
+            by_month[month].append(f"- *{name}* {text}")
     lines = [f"# Chronicle of {game.meta.get('scenario')} (seed {game.meta.get('seed')})", ""]
     lines.append("Kingdoms: " + "; ".join(f"{kd.name} under {kd.ruler}" for kd in state.kingdoms.values()) + ".")
     lines.append("")

@@ -218,6 +218,12 @@ class GameStore:
         return [dict(r) for r in self.db["outcomes"].rows_where("month = ? AND kingdom = ?", [month, kingdom],
                                                                 order_by="rowid")]
 
+    def battles(self, kingdom: str) -> list[tuple[int, str]]:
+        """(month, result) of the kingdom's attack orders that were carried out, for the chronicle."""
+        rows = self.db.execute("SELECT month, result FROM outcomes WHERE kingdom = ? AND ok = 1 AND text LIKE 'attack %'"
+                               " ORDER BY rowid", [kingdom])
+        return [(int(m), r) for m, r in rows]
+
     # --- notes, goals, dispatches, history ----------------------------------------------------------
 
     def add_note(self, month: int, kingdom: str, kind: str, text: str, at: float) -> None:
