@@ -238,8 +238,38 @@ class GameState:
     # --- copying, serialising, hashing ---------------------------------------------------------------
 
     def clone(self) -> GameState:
-        """A deep copy sharing the immutable map."""
-        return copy.deepcopy(self, memo={id(self.map): self.map})
+        """A deep copy sharing the immutable map.
+
+        Written out field by field (a copy.deepcopy made some 2,800 calls a copy): every mutable container is
+        copied, JSON values (City.last, Kingdom.memory, Unit.standing/standing_meta, lead) in depth, since
+        engine code changes nested values in place (intel adds spy reports inside memory["reports"], cities
+        append to last["built"]). tests/test_state_clone.py checks that every field of every dataclass is
+        handled, so a new field must be added here.
+        """
+        new = GameState.__new__(GameState)
+        new.seed = self.seed
+        new.month = self.month
+        new.kingdoms = {k: _copy_kingdom(kd) for k, kd in self.kingdoms.items()}
+        new.cities = {k: _copy_city(c) for k, c in self.cities.items()}
+        new.units = {k: _copy_unit(u) for k, u in self.units.items()}
+        new.generals = {k: General(g.id, g.owner, g.name, g.xp, g.unit_id, g.city_id) for k, g in self.generals.items()}
+        new.camps = {k: Camp(c.id, c.owner, c.q, c.r, c.grain) for k, c in self.camps.items()}
+        new.spies = [StationedSpy(s.owner, s.city_id, s.since) for s in self.spies]
+        new.wars = _copy_json(self.wars)
+        new.rotation = _copy_json(self.rotation)
+        new.next_id = self.next_id
+        new.last_month = self.last_month
+        new.lead = _copy_json(self.lead)
+        new.finished = self.finished
+        new.end_reason = self.end_reason
+        new.owner = self.owner.copy() if self.owner is not None else None
+        new.map = self.map
+        if len(self.__dict__) != len(new.__dict__):  # attributes set outside the fields: copied as deepcopy did
+            memo = {id(self.map): self.map}
+            for key, value in self.__dict__.items():
+                if key not in new.__dict__:
+                    new.__dict__[key] = copy.deepcopy(value, memo)
+        return new
 
     def to_dict(self) -> Json:
         """Plain JSON-able data (the map is stored once per game, not per month)."""
@@ -264,3 +294,102 @@ class GameState:
 
 
 _ADAPTER: TypeAdapter[GameState] = TypeAdapter(GameState)
+
+
+# --- the explicit deep copy behind GameState.clone -------------------------------------------------------------
+
+_ATOMS = frozenset({str, int, float, bool, type(None)})
+
+
+def _copy_json(value: Any) -> Any:
+    """A deep copy of JSON-like data: dicts and lists (and tuples, sets) copied all the way down, scalars shared.
+
+    Anything else goes through copy.deepcopy, so an unexpected value is still copied, only slower.
+    """
+    kind = type(value)
+    if kind in _ATOMS:
+        return value
+    if kind is dict:
+        return {k: (v if type(v) in _ATOMS else _copy_json(v)) for k, v in value.items()}
+    if kind is list:
+        return [v if type(v) in _ATOMS else _copy_json(v) for v in value]
+    if kind is tuple:
+        return tuple(_copy_json(v) for v in value)
+    if kind is set or kind is frozenset:
+        return kind(_copy_json(v) for v in value)
+    return copy.deepcopy(value)
+
+
+def _tile(t: Any) -> Any:
+    """A tile (a tuple of ints, shared as it is) or None; anything else is copied."""
+    return t if t is None or type(t) is tuple else _copy_json(t)
+
+
+def _copy_kingdom(kd: Kingdom) -> Kingdom:
+    return Kingdom(
+        id=kd.id,
+        name=kd.name,
+        ruler=kd.ruler,
+        landing=_tile(kd.landing),
+        city_names=list(kd.city_names),
+        general_names=list(kd.general_names),
+        capital_id=kd.capital_id,
+        names_used=kd.names_used,
+        generals_used=kd.generals_used,
+        eliminated=kd.eliminated,
+        eliminated_month=kd.eliminated_month,
+        memory=_copy_json(kd.memory),
+        result=kd.result,
+        place=kd.place,
+    )
+
+
+def _copy_city(c: City) -> City:
+    return City(
+        id=c.id,
+        name=c.name,
+        owner=c.owner,
+        founder=c.founder,
+        q=c.q,
+        r=c.r,
+        people=c.people,
+        focus=c.focus,
+        grain=c.grain,
+        store=c.store,
+        happiness=c.happiness,
+        walls=c.walls,
+        walls_max=c.walls_max,
+        buildings=list(c.buildings),
+        improvements=[Improvement(i.q, i.r, i.kind) for i in c.improvements],
+        queue=[QueueEntry(e.item, e.men, _tile(e.tile), e.paid, e.months) for e in c.queue],
+        is_capital=c.is_capital,
+        is_ruin=c.is_ruin,
+        militia=c.militia,
+        restless=c.restless,
+        unrest_months=c.unrest_months,
+        captured_by=c.captured_by,
+        founded_month=c.founded_month,
+        last=_copy_json(c.last),
+    )
+
+
+def _copy_unit(u: Unit) -> Unit:
+    return Unit(
+        id=u.id,
+        owner=u.owner,
+        type=u.type,
+        q=u.q,
+        r=u.r,
+        men=u.men,
+        xp=u.xp,
+        morale=u.morale,
+        hunger=u.hunger,
+        rations=u.rations,
+        cargo=u.cargo,
+        fortified=u.fortified,
+        general_id=u.general_id,
+        standing=_copy_json(u.standing),
+        dest=_tile(u.dest),
+        home_city=u.home_city,
+        standing_meta=_copy_json(u.standing_meta),
+    )

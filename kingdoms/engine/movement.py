@@ -197,7 +197,7 @@ def move_goal(ctx: MonthContext, unit: Unit, to: Tile, g: Ground | None = None) 
     if g.noend[i] == 1:
         return Goal(set(g.free_neighbours(i)), i, 1, note=f"a foreign unit stands on {fmt_tile(to)}: the march stops "
                                                            "beside it")
-    other = _own_at(state, unit, to)
+    other = _own_at(state, unit, to) if g.own_mask[i] else None  # own_mask: own units of its slot, itself aside
     if other is not None:
         if other.type == unit.type and unit.spec.fighting:
             if can_join(unit, other):
@@ -254,7 +254,7 @@ def _supply_note(state: GameState, unit: Unit, route: Route | None) -> str:
     if march_outlasts_rations(unit, months_out):
         return (f"; WARNING: {months_out} month-end(s) out of supply on the way but rations for only "
                 f"{rations:.1f} month(s): it goes hungry")
-    if not in_supply(state, unit.owner, last):
+    if out[-1] == len(ends) - 1:  # the last month-end (its tile is `last`) is out of supply
         return f"; out of supply at {fmt_tile(last)} (rations for {rations:.1f} months)"
     return ""
 

@@ -20,13 +20,21 @@ OPEN-74). The rules a step obeys:
   whose moves run out on one steps on to the next free tile of its route, ending its move (MOVE-040/050).
 
 `Ground` is the passability of the board for one unit; `find_route` searches it. Both are pure reads.
+
+The search (`_search`) is A* over labels (key = month, then moves used), ties on f broken by the lower key,
+then the lower tile. Its heuristic is consistent (no step adds less to the key than it takes off h) and 0 on
+every goal; then each tile it settles gets the same key and the same (lowest) predecessor whatever the
+heuristic (every predecessor that could give a lower or equal key is settled first), and the goal reached is
+the same: the route does not depend on the heuristic, only the work done. Short searches use the hex
+distance to the goal ring; long ones a month-aware bound (`_month_keys`) on landmark lower bounds of the
+move costs still ahead (`_landmark_weights`), which settles far fewer tiles.
 """
 
 from __future__ import annotations
 
 import heapq
 import weakref
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 
@@ -76,7 +84,7 @@ _ARMED = frozenset(name for name, spec in rd.UNITS.items() if spec.fighting)
 
 @dataclass(frozen=True, slots=True, eq=False)
 class _Net:
-    """The map's arrays as plain Python sequences, for fast scalar access in the search loop."""
+    """The map's arrays as plain Python sequences, for fast scalar access in the search loop, and its caches."""
 
     width: int
     nbr: tuple[tuple[int, ...], ...]
@@ -86,6 +94,40 @@ class _Net:
     r: tuple[int, ...]
     impassable: bytes
     river: bytes  # unbridged river tiles (before cities are taken off)
+    ways3: tuple[tuple[tuple[int, int, int], ...], ...]  # per tile: (neighbour, tile beyond it, neighbour's cost)
+    max_cost: int
+    q_arr: np.ndarray  # int64 q_of / r_of (for the heuristics)
+    r_arr: np.ndarray
+    impassable_arr: np.ndarray  # bool
+    zeros: list[int]  # a zero weight per tile: no heuristic
+    splits: dict[bytes, tuple[tuple[tuple[tuple[int, int], ...], ...], tuple[tuple[tuple[int, int, int], ...], ...]]]
+    weights: dict[object, list[int]]  # heuristic weights per tile, by goal ring or goal set (a few hundred kept)
+    landmarks: list[np.ndarray]  # made on first use: distances from and to a few tiles (_landmarks)
+    closed: dict[tuple, tuple[bytes, bytes]]  # _closed_land's last few answers
+
+    def split(self, crossing: bytearray) -> tuple[tuple[tuple[tuple[int, int], ...], ...],
+                                                  tuple[tuple[tuple[int, int, int], ...], ...]]:
+        """Each tile's neighbours split by `crossing` (the board's unbridged river tiles, cities taken off):
+        ordinary ones as (neighbour, cost), river ones as (neighbour, tile straight beyond it, cost)."""
+        key = bytes(crossing)
+        out = self.splits.get(key)
+        if out is None:
+            base = self.splits.get(self.river)
+            if base is None or key == self.river:
+                rows = range(len(self.ways3))
+                plain_rows: list = [None] * len(self.ways3)
+                river_rows: list = [None] * len(self.ways3)
+            else:  # only the rows beside tiles that differ from the bare map change
+                plain_rows, river_rows = list(base[0]), list(base[1])
+                rows = sorted({u for i in range(len(key)) if key[i] != self.river[i] for u in self.nbr[i] if u >= 0})
+            for u in rows:
+                row = self.ways3[u]
+                plain_rows[u] = tuple((v, c) for v, _b, c in row if not crossing[v])
+                river_rows[u] = tuple((v, b, c) for v, b, c in row if crossing[v])
+            if len(self.splits) >= 16:
+                del self.splits[next(k for k in self.splits if k != self.river)]
+            out = self.splits[key] = (tuple(plain_rows), tuple(river_rows))
+        return out
 
 
 _NETS: weakref.WeakKeyDictionary[GameMap, _Net] = weakref.WeakKeyDictionary()
@@ -96,21 +138,71 @@ def net_of(gm: GameMap) -> _Net:
     net = _NETS.get(gm)
     if net is None:
         nbr = tuple(tuple(int(j) for j in row) for row in gm.nbr)
+        cost = tuple(int(c) for c in gm.move_cost)
         net = _Net(
             width=gm.width,
             nbr=nbr,
             ways=tuple(tuple((v, nbr[v][k]) for k, v in enumerate(row) if v >= 0) for row in nbr),
-            cost=tuple(int(c) for c in gm.move_cost),
+            cost=cost,
             q=tuple(int(x) for x in gm.q_of),
             r=tuple(int(x) for x in gm.r_of),
             impassable=(gm.move_cost <= 0).astype(np.uint8).tobytes(),
             river=(gm.river & ~gm.bridge).astype(np.uint8).tobytes(),
+            ways3=tuple(tuple((v, nbr[v][k], max(cost[v], 0)) for k, v in enumerate(row) if v >= 0) for row in nbr),
+            max_cost=max(max(cost, default=1), 1),
+            q_arr=np.asarray(gm.q_of, dtype=np.int64),
+            r_arr=np.asarray(gm.r_of, dtype=np.int64),
+            impassable_arr=np.asarray(gm.move_cost <= 0),
+            zeros=[0] * gm.size,
+            splits={},
+            weights={},
+            landmarks=[],
+            closed={},
         )
         _NETS[gm] = net
     return net
 
 
 # --- the board for one unit -------------------------------------------------------------------------------------
+
+
+def _closed_land(state: GameState, owner: str, net: _Net) -> bytes:
+    """Impassable tiles, and the land and camps of every kingdom at peace with `owner` (DIPLO-020), as 0/1 bytes.
+
+    Kept per map for the last few (closed cities, closed camps, ownership array) seen: the boards of a
+    kingdom's units in one phase share it, and any change of ownership, of camps or of peace makes a new one.
+    """
+    peace = {k for k in state.kingdoms if k != owner and not state.at_war(owner, k)}
+    if not peace:
+        return net.impassable
+    ids = tuple(c.id for c in state.cities.values() if c.owner in peace)
+    camps = tuple((c.q, c.r) for c in state.camps.values() if c.owner in peace)
+    if not ids and not camps:
+        return net.impassable
+    held = state.owner
+    key = (ids, camps, held.dtype.str, held.shape)
+    tiles = held.tobytes() if ids else b""
+    hit = net.closed.get(key)
+    if hit is not None and hit[0] == tiles:
+        return hit[1]
+    closed = net.impassable_arr.copy()
+    if ids:
+        if held.size and int(held.min()) < -1:
+            closed |= np.isin(held, ids)
+        else:
+            lut = np.zeros(max(max(ids), int(held.max(initial=-1))) + 2, dtype=bool)  # -1 reads the last: False
+            lut[list(ids)] = True
+            closed |= lut[held]
+    gm = state.map
+    for q, r in camps:
+        i = gm.index(q, r)
+        if i >= 0:
+            closed[i] = True
+    out = closed.view(np.uint8).tobytes()
+    if len(net.closed) >= 64:
+        del net.closed[next(iter(net.closed))]
+    net.closed[key] = (tiles, out)
+    return out
 
 
 class Ground:
@@ -131,17 +223,15 @@ class Ground:
         self.slot = slot = slot_of(unit)
         self.spy = spy = unit.type == "spy"
         self.colonists = unit.type == "colonists"
-        self.blocked = blocked = bytearray(net.impassable)
-        self.crossing = bytearray(net.river)
-        self.noend = noend = bytearray(n)  # foreign units: passed on a move, never stopped on
-        self.own_mask = own_mask = bytearray(n)
         owner = unit.owner
         width = net.width
-        if slot != AGENT:
-            self._close_peace_land(state, owner)
+        self.blocked = blocked = bytearray(_closed_land(state, owner, net) if slot != AGENT else net.impassable)
+        self.crossing = crossing = bytearray(net.river)
+        self.noend = noend = bytearray(n)  # foreign units: passed on a move, never stopped on
+        self.own_mask = own_mask = bytearray(n)
         for city in state.cities.values():
-            i = (city.r * width) + city.q + (city.r - (city.r & 1)) // 2
-            self.crossing[i] = 0  # a city on a river tile is an ordinary tile (OPEN-65)
+            i = city.r * width + city.q + (city.r >> 1)  # the flat index (gamemap.index, on the map)
+            crossing[i] = 0  # a city on a river tile is an ordinary tile (OPEN-65)
             if city.owner != owner:
                 if spy:
                     noend[i] = 1
@@ -150,35 +240,21 @@ class Ground:
         attack = mode == "attack"
         skip_foreign = spy or ignore_foreign
         uid = unit.id
+        own_slot = slot != AGENT
         for other in state.units.values():
             kind = other.type
             if other.owner != owner:
                 if skip_foreign or kind == "spy":
                     continue
-                i = (other.r * width) + other.q + (other.r - (other.r & 1)) // 2
+                r = other.r
+                i = r * width + other.q + (r >> 1)
                 if attack or kind in _ARMED:
                     blocked[i] = 1
                 else:
                     noend[i] = 1
-            elif _SLOTS[kind] == slot and slot != AGENT and other.id != uid:
-                i = (other.r * width) + other.q + (other.r - (other.r & 1)) // 2
-                own_mask[i] = 1
-
-    def _close_peace_land(self, state: GameState, owner: str) -> None:
-        """Block the land and camps of every kingdom at peace with `owner` (DIPLO-020)."""
-        peace = {k for k in state.kingdoms if k != owner and not state.at_war(owner, k)}
-        if not peace:
-            return
-        ids = [c.id for c in state.cities.values() if c.owner in peace]
-        if ids:
-            for i in np.flatnonzero(np.isin(state.owner, ids)).tolist():
-                self.blocked[i] = 1
-        gm = state.map
-        for camp in state.camps.values():
-            if camp.owner in peace:
-                i = gm.index(camp.q, camp.r)
-                if i >= 0:
-                    self.blocked[i] = 1
+            elif own_slot and _SLOTS[kind] == slot and other.id != uid:
+                r = other.r
+                own_mask[r * width + other.q + (r >> 1)] = 1
 
     # --- tile questions ----------------------------------------------------------------------------------
 
@@ -271,9 +347,80 @@ class Route:
 _INF = 1 << 60
 
 
-_SHIFT = 16  # heap entries are ints: (f << 40) | (key << 16) | tile, so no tuples are built in the search
-_TILE_MASK = (1 << _SHIFT) - 1
-_KEY_MASK = (1 << 24) - 1
+# Heap entries are ints, so no tuples are built in the search: (f << 40) | (key << 16) | tile (tile < 2**16,
+# key < 2**24); key * _KEY_CODE + (h << 40) + tile builds one.
+_SHIFT = 16
+_F_SHIFT = 40
+_KEY_CODE = (1 << _F_SHIFT) | (1 << _SHIFT)
+_WEIGHT_CAP = 2047  # heuristic weights are capped here (a capped lower bound is still one)
+_FAR = 1 << 20  # landmark distance of a tile that cannot be reached
+_LANDMARKS = 8
+_MONTHLY_FROM = 4  # goals at least this far (hex distance to the ring): the month-aware heuristic
+_WEIGHTS_KEPT = 512
+
+
+@dataclass(frozen=True, slots=True)
+class _Tables:
+    """Per moves used `s` this month, for units of `full` moves: what an ordinary step costing c does to the key.
+
+    offs[s][c]: the new key's offset from the month's start key, stepping from a tile the unit may stop on;
+    offs_passing[s][c] the same from a tile it only passes, -1 where the step does not fit this month (then
+    no step, or the MOVE-050 step off own troops). rows[s][c]: the heuristic row (h << 40 by weight) for the
+    label the step lands on; row0 for a label starting a month (a crossing, the step off own troops).
+    """
+
+    offs: tuple[tuple[int, ...], ...]
+    offs_passing: tuple[tuple[int, ...], ...]
+    rows: tuple[tuple[list[int], ...], ...]
+    row0: list[int]
+
+
+_TABLES: dict[tuple[int, int, bool], _Tables] = {}
+_FLAT_ROW = [w << _F_SHIFT for w in range(_WEIGHT_CAP + 1)]  # h = weight (the hex distance)
+
+
+def _month_keys(full: int, s: int, weight: int) -> int:
+    """Least key a march of `full` moves, `s` of them used this month, adds covering `weight` (the month-aware h).
+
+    In a month at most `full` of the weight is covered (a step of cost c covers c, a crossing 1 and ends the
+    month); a month's last key is full, the next month starts at full + 1.
+    """
+    room = full - s
+    if weight <= room:
+        return weight
+    rest = weight - room
+    return (full + 1 - s) + rest + (rest - 1) // full
+
+
+def _tables(full: int, max_cost: int, monthly: bool) -> _Tables:
+    """The step and heuristic tables of units of `full` moves (cached); `monthly`: month-aware heuristic rows."""
+    tables = _TABLES.get((full, max_cost, monthly))
+    if tables is None:
+        kk = full + 1
+        if monthly:
+            by_s = [[_month_keys(full, s, w) << _F_SHIFT for w in range(_WEIGHT_CAP + 1)] for s in range(kk)]
+        else:
+            by_s = [_FLAT_ROW] * kk
+        offs, offs_passing, rows = [], [], []
+        for s in range(kk):
+            room = full - s
+            a, b, hr = [], [], []
+            for c in range(max_cost + 1):
+                if c <= room or s == 0:
+                    ns = s + c
+                    k = ns if ns < full else full
+                    a.append(k)
+                    b.append(k)
+                    hr.append(by_s[k])
+                else:
+                    a.append(kk + c)
+                    b.append(-1)
+                    hr.append(by_s[min(c, full)])
+            offs.append(tuple(a))
+            offs_passing.append(tuple(b))
+            rows.append(tuple(hr))
+        tables = _TABLES[(full, max_cost, monthly)] = _Tables(tuple(offs), tuple(offs_passing), tuple(rows), by_s[0])
+    return tables
 
 
 def _search(g: Ground, start: int, full: int, left: int, goals: frozenset[int], centre: int, radius: int,
@@ -282,113 +429,285 @@ def _search(g: Ground, start: int, full: int, left: int, goals: frozenset[int], 
 
     Label key = month * (full + 1) + moves used in that month. A crossing, or the step off own troops when the
     moves ran out on them (MOVE-050), ends the month: the next label starts the month after at 0 used; a month
-    may not end on a tile the unit only passes (foreign units, own units unless `ghost`). h = hex distance to
-    the goal ring, consistent with these keys (a step costs at least 1, a crossing at least 2 for its 2 tiles).
-    With no goals the search floods every reachable tile.
+    may not end on a tile the unit only passes (foreign units, own units unless `ghost`). With no goals the
+    search floods every reachable tile. Heap entries order by f, then key, then tile.
+
+    The heuristic is consistent and 0 on the goals, so the tiles settled, their keys and their predecessors —
+    the route — are the same under either heuristic (module docstring); only entries of the parent and key
+    lists off the route may differ, and find_route reads only the route (reachable() floods with h = 0). h is
+    looked up per label: rows[s][c] (for the moves used in the month the step lands in) indexed by the
+    tile's weight: the hex distance to the goal ring, or a landmark lower bound on the move costs ahead.
+    Neighbours come in two lists (net.split): ordinary tiles and unbridged river tiles; the order a tile's
+    neighbours are relaxed in changes nothing (each is its own tile; the heap orders by distinct ints).
     """
     net = g.net
-    ways, cost = net.ways, net.cost
     crossing, noend, own = g.crossing, g.noend, g.own_mask
+    if not goals:
+        weight = net.zeros
+        tables = _tables(full, net.max_cost, False)
+    elif _monthly_ok(g, start, full, goals, centre, radius, ghost):
+        weight = _landmark_weights(net, goals)
+        tables = _tables(full, net.max_cost, True)
+    else:
+        weight = _ring_weights(net, centre, radius)
+        tables = _tables(full, net.max_cost, False)
+    plain_ways, river_ways = net.split(crossing)
+    offs, offs_passing, rows, row0 = tables.offs, tables.offs_passing, tables.rows, tables.row0
     dead = bytearray(g.blocked)  # blocked, or settled (closed set)
     colonists = g.colonists
     kk = full + 1
-    hd = _ring_distance(g, centre, radius) if goals else [0] * g.n
     best = [_INF] * g.n
     parent = [-1] * g.n
     used0 = full - left
     best[start] = used0
-    heap = [(used0 << _SHIFT) | start]
+    if crossing[start] and not colonists:  # on an unbridged river tile: it goes nowhere (OPEN-65)
+        found = start if not dead[start] and start in goals and start == join else -1
+        return found, parent, best
+    # a month may not end where the unit only passes: foreign units, and own ones unless ghost (MOVE-040)
+    passes = noend if ghost or 1 not in own else (
+        int.from_bytes(noend, "little") | int.from_bytes(own, "little")).to_bytes(g.n, "little")
+    heap = [used0 * _KEY_CODE + start]
     push, pop = heapq.heappush, heapq.heappop
+    code_k = _KEY_CODE
     while heap:
         code = pop(heap)
-        u = code & _TILE_MASK
+        u = code & 0xFFFF  # the tile
         if dead[u]:
             continue
         dead[u] = 1
-        key = (code >> _SHIFT) & _KEY_MASK
+        key = (code >> 16) & 0xFFFFFF
         if u in goals and (u == join or (not noend[u] and not own[u] and (not crossing[u] or colonists))):
             return u, parent, best
-        if crossing[u]:
-            continue  # colonists on a river tile they were not sent to go no further
-        m, s = divmod(key, kk)
+        if colonists and crossing[u]:
+            continue  # colonists on a river tile they were not sent to go no further (others never get there)
+        s = key % kk
+        mk = key - s  # the key the month started at
+        hrow = rows[s]
+        if not passes[u] or u == start or u == join:
+            passing = False
+            step = offs[s]
+            for v, c in plain_ways[u]:
+                if dead[v]:
+                    continue
+                nk = mk + step[c]
+                old = best[v]
+                if nk < old:
+                    best[v] = nk
+                    parent[v] = u
+                    push(heap, nk * code_k + hrow[c][weight[v]] + v)
+                elif nk == old and u < parent[v]:
+                    parent[v] = u
+        else:
+            passing = True
+            on_own = own[u] and not ghost
+            step = offs_passing[s]
+            for v, c in plain_ways[u]:
+                if dead[v]:
+                    continue
+                nk = step[c]
+                if nk >= 0:
+                    nk += mk
+                    h = hrow[c][weight[v]]
+                elif on_own and not noend[v] and not own[v]:
+                    nk = mk + kk  # MOVE-050: one more step off own troops, which ends the move
+                    h = row0[weight[v]]
+                else:
+                    continue
+                old = best[v]
+                if nk < old:
+                    best[v] = nk
+                    parent[v] = u
+                    push(heap, nk * code_k + h + v)
+                elif nk == old and u < parent[v]:
+                    parent[v] = u
+        rivers = river_ways[u]
+        if not rivers:
+            continue
         room = full - s
-        on_own = own[u] and not ghost
-        passing = u != start and u != join and (noend[u] or on_own)
-        for v, beyond in ways[u]:
+        for v, beyond, c in rivers:
             if dead[v]:
                 continue
-            if crossing[v]:
-                if colonists and v in goals:
-                    c = cost[v]
-                    if c <= room or s == 0:
-                        nk = (m + 1) * kk  # colonists stop in the river tile: it ends their move
-                    elif passing:
-                        continue
-                    else:
-                        nk = (m + 2) * kk
-                    dest = v
-                else:
-                    dest = beyond
-                    if dest < 0 or dead[dest] or crossing[dest] or ((noend[dest] or own[dest]) and dest != join):
-                        continue
-                    if room >= 1:
-                        nk = (m + 1) * kk
-                    elif passing:
-                        continue
-                    else:
-                        nk = (m + 2) * kk
-            else:
-                c = cost[v]
-                dest = v
+            if colonists and v in goals:
                 if c <= room or s == 0:
-                    ns = s + c
-                    nk = m * kk + (ns if ns < full else full)
+                    nk = mk + kk  # colonists stop in the river tile: it ends their move
                 elif passing:
-                    if on_own and not noend[v] and not own[v]:
-                        nk = (m + 1) * kk  # MOVE-050: one more step off own troops, which ends the move
-                    else:
-                        continue
+                    continue
                 else:
-                    nk = (m + 1) * kk + c
+                    nk = mk + 2 * kk
+                dest = v
+            else:
+                dest = beyond
+                if dest < 0 or dead[dest] or crossing[dest] or ((noend[dest] or own[dest]) and dest != join):
+                    continue
+                if room >= 1:
+                    nk = mk + kk
+                elif passing:
+                    continue
+                else:
+                    nk = mk + 2 * kk
             old = best[dest]
             if nk < old:
                 best[dest] = nk
                 parent[dest] = u
-                push(heap, ((nk + hd[dest]) << 40) | (nk << _SHIFT) | dest)
+                push(heap, nk * code_k + row0[weight[dest]] + dest)
             elif nk == old and u < parent[dest]:
                 parent[dest] = u
     return -1, parent, best
 
 
-def _ring_distance(g: Ground, centre: int, radius: int) -> list[int]:
-    """Hex distance of every tile to the ring of `radius` around `centre` (0 inside it): the A* heuristic."""
-    gm = g.state.map
-    dq = gm.q_of - g.net.q[centre]
-    dr = gm.r_of - g.net.r[centre]
-    d = (np.abs(dq) + np.abs(dr) + np.abs(dq + dr)) // 2 - radius
-    return np.maximum(d, 0).tolist()
+def _monthly_ok(g: Ground, start: int, full: int, goals: frozenset[int], centre: int, radius: int,
+                ghost: bool) -> bool:
+    """Whether the month-aware heuristic may guide this search, and is worth it (a goal ring far enough).
+
+    It is consistent only when no step adds fewer keys than the weight it covers: so not for a unit with
+    fewer moves than a step may cost (its first step of a month is capped), not with the MOVE-050 step off own
+    troops possible (it starts the next month for free: own units on the board and no `ghost`), and not for
+    colonists sent into a river (a settled river tile stops crossings over it, so the order would matter).
+    """
+    net = g.net
+    if full < net.max_cost or (not ghost and 1 in g.own_mask):
+        return False
+    if g.colonists and any(g.crossing[i] for i in goals):
+        return False
+    dq = net.q[start] - net.q[centre]
+    dr = net.r[start] - net.r[centre]
+    return ((abs(dq) + abs(dr) + abs(dq + dr)) >> 1) - radius >= _MONTHLY_FROM
+
+
+def _remember(net: _Net, key: object, weights: list[int]) -> list[int]:
+    cache = net.weights
+    if len(cache) >= _WEIGHTS_KEPT:
+        del cache[next(iter(cache))]
+    cache[key] = weights
+    return weights
+
+
+def _ring_weights(net: _Net, centre: int, radius: int) -> list[int]:
+    """Hex distance of every tile to the ring of `radius` around `centre` (0 inside it): the plain A* weights."""
+    weights = net.weights.get((centre, radius))
+    if weights is None:
+        dq = net.q_arr - net.q[centre]
+        dr = net.r_arr - net.r[centre]
+        d = (np.abs(dq) + np.abs(dr) + np.abs(dq + dr)) // 2 - radius
+        weights = _remember(net, (centre, radius), np.clip(d, 0, _WEIGHT_CAP).tolist())
+    return weights
+
+
+def _landmark_weights(net: _Net, goals: frozenset[int]) -> list[int]:
+    """Per tile a lower bound on the weight (move costs, 1 a crossing) still to cover to reach any goal.
+
+    ALT bounds from the landmarks: d(v, g) >= d(L, g) - d(L, v) and d(v, g) >= d(v, L) - d(g, L), for every
+    goal g, so the least over the goals; a max of consistent bounds is consistent, and 0 on every goal.
+    """
+    weights = net.weights.get(goals)
+    if weights is None:
+        rows = _landmarks(net)  # -d(L, v) and d(v, L) per landmark
+        g = np.fromiter(goals, dtype=np.int64, count=len(goals))
+        lower = (rows - rows[:, g].max(axis=1)[:, None]).max(axis=0)
+        np.clip(lower, 0, _WEIGHT_CAP, out=lower)
+        weights = _remember(net, goals, lower.tolist())
+    return weights
+
+
+def _landmarks(net: _Net) -> np.ndarray:
+    """Distances from and to a few landmark tiles spread over the map, on a relaxed board: every tile a step may
+    enter (at its cost) and every crossing (at 1) is open, whatever stands there. Made once per map.
+
+    Rows -d(L, v) for each landmark L, then d(v, L): the ALT bound for goals G is max over the rows of
+    (row[v] - max over G of row[g]).
+    """
+    if not net.landmarks:
+        n = len(net.cost)
+        out: list[list[tuple[int, int]]] = [[] for _ in range(n)]
+        into: list[list[tuple[int, int]]] = [[] for _ in range(n)]
+        river = net.river
+        for u, row in enumerate(net.ways3):
+            for v, beyond, c in row:
+                if c > 0:
+                    out[u].append((v, c))
+                    into[v].append((u, c))
+                if river[v] and beyond >= 0 and net.cost[beyond] > 0:
+                    out[u].append((beyond, 1))
+                    into[beyond].append((u, 1))
+        land = [i for i in range(n) if net.cost[i] > 0]
+        picks: list[int] = []
+        if land:
+            picks.append(min(land, key=lambda i: (net.r[i], net.q[i])))
+            nearest = np.full(n, _FAR, dtype=np.int64)
+            while len(picks) < min(_LANDMARKS, len(land)):  # each next: the land tile farthest from those picked
+                dq = net.q_arr - net.q[picks[-1]]
+                dr = net.r_arr - net.r[picks[-1]]
+                nearest = np.minimum(nearest, (np.abs(dq) + np.abs(dr) + np.abs(dq + dr)) // 2)
+                far = int(np.argmax(np.where(net.impassable_arr, -1, nearest)))
+                if far in picks:
+                    break
+                picks.append(far)
+        rows = [[-d for d in _distances(out, i)] for i in picks] + [_distances(into, i) for i in picks]
+        net.landmarks.append(np.array(rows or [[0] * n], dtype=np.int32))
+    return net.landmarks[0]
+
+
+def _distances(edges: list[list[tuple[int, int]]], source: int) -> list[int]:
+    """Shortest distances from `source` over small integer weights (a bucket queue); _FAR where unreachable."""
+    dist = [_FAR] * len(edges)
+    dist[source] = 0
+    buckets: list[list[int]] = [[source]]
+    d = 0
+    while d < len(buckets):
+        for u in buckets[d]:
+            if dist[u] != d:
+                continue
+            for v, w in edges[u]:
+                nd = d + w
+                if nd < dist[v]:
+                    dist[v] = nd
+                    while len(buckets) <= nd:
+                        buckets.append([])
+                    buckets[nd].append(v)
+        d += 1
+    return dist
 
 
 def _build(g: Ground, start: int, goal: int, parent: list[int], best: list[int], full: int) -> Route:
     """The route to `goal` from the search's parents, each step's kind and month read back from the keys."""
     kk = full + 1
     net = g.net
+    nbr, cost, qs, rs = net.nbr, net.cost, net.q, net.r
+    crossing = g.crossing
     steps: list[Step] = []
+    add = steps.append
     v = goal
     while v != start:
         u = parent[v]
-        kv = best[v]
-        if hexdist_idx(net, u, v) == 2:  # a crossing: over the river tile between, ending the month
-            via = next(j for j in net.nbr[u] if j >= 0 and j in net.nbr[v])
-            steps.append(Step(v, g.tile(v), 1, kv // kk - 1, CROSS, via))
-        elif kv % kk == 0:  # landed as the month ends: the step off own troops, or colonists into a river
-            river = bool(g.crossing[v])
-            steps.append(Step(v, g.tile(v), net.cost[v] if river else 0, kv // kk - 1, STEP if river else OVERFLOW))
+        month, used = divmod(best[v], kk)
+        if v not in nbr[u]:  # two tiles apart: a crossing over the river tile between, ending the month
+            via = next(j for j in nbr[u] if j >= 0 and j in nbr[v])
+            add(_step(v, (qs[v], rs[v]), 1, month - 1, CROSS, via))
+        elif used == 0:  # landed as the month ends: the step off own troops, or colonists into a river
+            river = bool(crossing[v])
+            add(_step(v, (qs[v], rs[v]), cost[v] if river else 0, month - 1, STEP if river else OVERFLOW, -1))
         else:
-            steps.append(Step(v, g.tile(v), net.cost[v], kv // kk))
+            add(_step(v, (qs[v], rs[v]), cost[v], month, STEP, -1))
         v = u
     steps.reverse()
     return Route(start, steps)
+
+
+_SET_STEP = tuple(Step.__dict__[f.name].__set__ for f in fields(Step))  # the slots, in field order
+_NEW_STEP = Step.__new__
+
+
+def _step(idx: int, tile: Tile, cost: int, month: int, kind: str, via: int) -> Step:
+    """Step(idx, tile, cost, month, kind, via), filled through its slots (a frozen dataclass's __init__ is slow)."""
+    step = _NEW_STEP(Step)
+    set_idx, set_tile, set_cost, set_month, set_kind, set_via = _SET_STEP
+    set_idx(step, idx)
+    set_tile(step, tile)
+    set_cost(step, cost)
+    set_month(step, month)
+    set_kind(step, kind)
+    set_via(step, via)
+    return step
 
 
 def find_route(g: Ground, goals: set[int], *, moves_left: float | None = None, centre: int | None = None,
