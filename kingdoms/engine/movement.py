@@ -312,7 +312,7 @@ def move_waits(ctx: MonthContext, kingdom: str, order: Any, holders: Mapping[Til
 
 
 def swap_moves(ctx: MonthContext, kingdom: str, a_order: Any, b_order: Any) -> tuple[str, str] | None:
-    """Two neighbouring own troops moved onto each other's tiles trade places, each paying its step (TURN-110).
+    """Two adjacent own troops ordered onto one another's tiles swap, each paying for its own step (TURN-110).
 
     Same-type troops swap rather than merge (OPEN-41). None when it is not such a pair or a step is not affordable.
     """

@@ -1,47 +1,6 @@
 """Per-kingdom, fog-filtered views: the only picture of the world a seat is shown (ARCHITECTURE layer 5)."""
 
-from kingdoms.views.kingdom_view import (
-    KingdomInfo,
-    KingdomView,
-    MilitaryBuildings,
-    OwnCamp,
-    OwnCity,
-    OwnGeneral,
-    OwnSpy,
-    OwnUnit,
-    RuinInfo,
-    SeenCamp,
-    SeenCity,
-    SeenUnit,
-    SpyReport,
-    TileView,
-    build_view,
-    build_views,
-    can_see_unit,
-    known_city,
-    tile_view,
-    visible_unit_ids,
-)
+from kingdoms.views import kingdom_view
+from kingdoms.views.kingdom_view import *  # noqa: F403  (the public names are kingdom_view.__all__)
 
-__all__ = [
-    "KingdomInfo",
-    "KingdomView",
-    "MilitaryBuildings",
-    "OwnCamp",
-    "OwnCity",
-    "OwnGeneral",
-    "OwnSpy",
-    "OwnUnit",
-    "RuinInfo",
-    "SeenCamp",
-    "SeenCity",
-    "SeenUnit",
-    "SpyReport",
-    "TileView",
-    "build_view",
-    "build_views",
-    "can_see_unit",
-    "known_city",
-    "tile_view",
-    "visible_unit_ids",
-]
+__all__ = kingdom_view.__all__
