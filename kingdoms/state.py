@@ -317,6 +317,8 @@ def _copy_json(value: Any) -> Any:
         return tuple(_copy_json(v) for v in value)
     if kind is set or kind is frozenset:
         return kind(_copy_json(v) for v in value)
+    if isinstance(value, (np.generic, str, int, float)):
+        return value  # numpy scalars, subclasses of str and numbers: immutable
     return copy.deepcopy(value)
 
 

@@ -239,6 +239,29 @@ def test_each_field_mutated_alone_leaves_the_original() -> None:
             assert state.canonical_json() == text, f"{path}.{f.name} of the clone is shared with the original"
 
 
+def test_clone_copies_every_field_itself(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No field of the generated state falls back on copy.deepcopy (the slow path for unknown values)."""
+
+    def refuse(value: Any, memo: Any = None) -> Any:
+        raise AssertionError(f"clone fell back on copy.deepcopy for a {type(value).__name__}")
+
+    state = full_state()
+    monkeypatch.setattr(state_module, "copy", types.SimpleNamespace(deepcopy=refuse))
+    state.clone()
+
+
+def test_json_values_of_other_types_are_still_copied() -> None:
+    state = tiny_state()
+    unit = next(iter(state.units.values()))
+    unit.standing = {"action": "move", "to": (np.int64(3), np.int64(4)), "seen": {1, 2}, "odd": bytearray(b"x")}
+    twin = state.clone()
+    copied = twin.units[unit.id].standing
+    assert copied == unit.standing and copied["odd"] is not unit.standing["odd"]
+    copied["seen"].add(3)
+    copied["odd"].append(1)
+    assert unit.standing["seen"] == {1, 2} and unit.standing["odd"] == bytearray(b"x")
+
+
 def test_extra_attributes_are_deep_copied() -> None:
     state = tiny_state()
     state.scratch_note = {"a": [1]}  # type: ignore[attr-defined]

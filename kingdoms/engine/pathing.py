@@ -88,20 +88,19 @@ class _Net:
 
     width: int
     nbr: tuple[tuple[int, ...], ...]
-    ways: tuple[tuple[tuple[int, int], ...], ...]  # per tile: (neighbour, tile straight beyond it or -1)
     cost: tuple[int, ...]
     q: tuple[int, ...]
     r: tuple[int, ...]
     impassable: bytes
     river: bytes  # unbridged river tiles (before cities are taken off)
-    ways3: tuple[tuple[tuple[int, int, int], ...], ...]  # per tile: (neighbour, tile beyond it, neighbour's cost)
+    ways: tuple[tuple[tuple[int, int, int], ...], ...]  # per tile: (neighbour, tile straight beyond or -1, its cost)
     max_cost: int
     q_arr: np.ndarray  # int64 q_of / r_of (for the heuristics)
     r_arr: np.ndarray
     impassable_arr: np.ndarray  # bool
-    zeros: list[int]  # a zero weight per tile: no heuristic
+    zeros: bytes  # a zero weight per tile: no heuristic
     splits: dict[bytes, tuple[tuple[tuple[tuple[int, int], ...], ...], tuple[tuple[tuple[int, int, int], ...], ...]]]
-    weights: dict[object, list[int]]  # heuristic weights per tile, by goal ring or goal set (a few hundred kept)
+    weights: dict[object, bytes]  # heuristic weights per tile, by goal ring or goal set (a few hundred kept)
     landmarks: list[np.ndarray]  # made on first use: distances from and to a few tiles (_landmarks)
     closed: dict[tuple, tuple[bytes, bytes]]  # _closed_land's last few answers
 
@@ -114,15 +113,16 @@ class _Net:
         if out is None:
             base = self.splits.get(self.river)
             if base is None or key == self.river:
-                rows = range(len(self.ways3))
-                plain_rows: list = [None] * len(self.ways3)
-                river_rows: list = [None] * len(self.ways3)
+                rows = range(len(self.ways))
+                plain_rows: list = [None] * len(self.ways)
+                river_rows: list = [None] * len(self.ways)
             else:  # only the rows beside tiles that differ from the bare map change
                 plain_rows, river_rows = list(base[0]), list(base[1])
                 rows = sorted({u for i in range(len(key)) if key[i] != self.river[i] for u in self.nbr[i] if u >= 0})
+            pairs = tuple((v, max(c, 0)) for v, c in enumerate(self.cost))  # shared by every row
             for u in rows:
-                row = self.ways3[u]
-                plain_rows[u] = tuple((v, c) for v, _b, c in row if not crossing[v])
+                row = self.ways[u]
+                plain_rows[u] = tuple(pairs[v] for v, _b, _c in row if not crossing[v])
                 river_rows[u] = tuple((v, b, c) for v, b, c in row if crossing[v])
             if len(self.splits) >= 16:
                 del self.splits[next(k for k in self.splits if k != self.river)]
@@ -142,18 +142,17 @@ def net_of(gm: GameMap) -> _Net:
         net = _Net(
             width=gm.width,
             nbr=nbr,
-            ways=tuple(tuple((v, nbr[v][k]) for k, v in enumerate(row) if v >= 0) for row in nbr),
             cost=cost,
             q=tuple(int(x) for x in gm.q_of),
             r=tuple(int(x) for x in gm.r_of),
             impassable=(gm.move_cost <= 0).astype(np.uint8).tobytes(),
             river=(gm.river & ~gm.bridge).astype(np.uint8).tobytes(),
-            ways3=tuple(tuple((v, nbr[v][k], max(cost[v], 0)) for k, v in enumerate(row) if v >= 0) for row in nbr),
+            ways=tuple(tuple((v, nbr[v][k], max(cost[v], 0)) for k, v in enumerate(row) if v >= 0) for row in nbr),
             max_cost=max(max(cost, default=1), 1),
             q_arr=np.asarray(gm.q_of, dtype=np.int64),
             r_arr=np.asarray(gm.r_of, dtype=np.int64),
             impassable_arr=np.asarray(gm.move_cost <= 0),
-            zeros=[0] * gm.size,
+            zeros=bytes(gm.size),
             splits={},
             weights={},
             landmarks=[],
@@ -352,11 +351,11 @@ _INF = 1 << 60
 _SHIFT = 16
 _F_SHIFT = 40
 _KEY_CODE = (1 << _F_SHIFT) | (1 << _SHIFT)
-_WEIGHT_CAP = 2047  # heuristic weights are capped here (a capped lower bound is still one)
+_WEIGHT_CAP = 255  # heuristic weights are capped here (a capped lower bound is still one), kept as bytes
 _FAR = 1 << 20  # landmark distance of a tile that cannot be reached
 _LANDMARKS = 8
 _MONTHLY_FROM = 4  # goals at least this far (hex distance to the ring): the month-aware heuristic
-_WEIGHTS_KEPT = 512
+_WEIGHTS_KEPT = 512  # per map, 1 byte a tile each
 
 
 @dataclass(frozen=True, slots=True)
@@ -574,7 +573,7 @@ def _monthly_ok(g: Ground, start: int, full: int, goals: frozenset[int], centre:
     return ((abs(dq) + abs(dr) + abs(dq + dr)) >> 1) - radius >= _MONTHLY_FROM
 
 
-def _remember(net: _Net, key: object, weights: list[int]) -> list[int]:
+def _remember(net: _Net, key: object, weights: bytes) -> bytes:
     cache = net.weights
     if len(cache) >= _WEIGHTS_KEPT:
         del cache[next(iter(cache))]
@@ -582,18 +581,18 @@ def _remember(net: _Net, key: object, weights: list[int]) -> list[int]:
     return weights
 
 
-def _ring_weights(net: _Net, centre: int, radius: int) -> list[int]:
+def _ring_weights(net: _Net, centre: int, radius: int) -> bytes:
     """Hex distance of every tile to the ring of `radius` around `centre` (0 inside it): the plain A* weights."""
     weights = net.weights.get((centre, radius))
     if weights is None:
         dq = net.q_arr - net.q[centre]
         dr = net.r_arr - net.r[centre]
         d = (np.abs(dq) + np.abs(dr) + np.abs(dq + dr)) // 2 - radius
-        weights = _remember(net, (centre, radius), np.clip(d, 0, _WEIGHT_CAP).tolist())
+        weights = _remember(net, (centre, radius), np.clip(d, 0, _WEIGHT_CAP).astype(np.uint8).tobytes())
     return weights
 
 
-def _landmark_weights(net: _Net, goals: frozenset[int]) -> list[int]:
+def _landmark_weights(net: _Net, goals: frozenset[int]) -> bytes:
     """Per tile a lower bound on the weight (move costs, 1 a crossing) still to cover to reach any goal.
 
     ALT bounds from the landmarks: d(v, g) >= d(L, g) - d(L, v) and d(v, g) >= d(v, L) - d(g, L), for every
@@ -605,7 +604,7 @@ def _landmark_weights(net: _Net, goals: frozenset[int]) -> list[int]:
         g = np.fromiter(goals, dtype=np.int64, count=len(goals))
         lower = (rows - rows[:, g].max(axis=1)[:, None]).max(axis=0)
         np.clip(lower, 0, _WEIGHT_CAP, out=lower)
-        weights = _remember(net, goals, lower.tolist())
+        weights = _remember(net, goals, lower.astype(np.uint8).tobytes())
     return weights
 
 
@@ -621,7 +620,7 @@ def _landmarks(net: _Net) -> np.ndarray:
         out: list[list[tuple[int, int]]] = [[] for _ in range(n)]
         into: list[list[tuple[int, int]]] = [[] for _ in range(n)]
         river = net.river
-        for u, row in enumerate(net.ways3):
+        for u, row in enumerate(net.ways):
             for v, beyond, c in row:
                 if c > 0:
                     out[u].append((v, c))
