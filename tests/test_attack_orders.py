@@ -5,7 +5,7 @@ report from this month or last); otherwise a RANGE over the size class's men (OP
 untrained, at full morale, with no general (spearmen behind walls), against the attacker's true strength.
 A standing attack follows the unit it was aimed at, not whatever stands on its old tile, and never strikes a city
 that changed hands. Figures are worked by hand from the rules; rounding is half-up (OPEN-45).
-Neighbours of (q,r): E (q+1,r) W (q-1,r) NE (q+1,r-1) NW (q,r-1) SE (q,r+1) SW (q-1,r+1).
+Neighbours of (q,r): the steps of kingdoms.hexgrid.DIRECTIONS (E +1,0; W -1,0; NE +1,-1; NW 0,-1; SE 0,+1; SW -1,+1).
 """
 
 from __future__ import annotations

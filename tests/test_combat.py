@@ -1,8 +1,7 @@
 """Field combat and the attack/pillage verbs (COMBAT-*, MOVE-100/130/140/150, DIPLO-060..090, BUILD-150..190).
 
 Every battle figure is worked by hand from the rules in a comment; rounding is half-up to whole men (OPEN-45).
-Worlds are open grassland unless marked; neighbours of (q,r): E (q+1,r) W (q-1,r) NE (q+1,r-1) NW (q,r-1)
-SE (q,r+1) SW (q-1,r+1).
+Worlds are open grassland unless marked; neighbours of (q,r): the steps of kingdoms.hexgrid.DIRECTIONS (E +1,0; W -1,0; NE +1,-1; NW 0,-1; SE 0,+1; SW -1,+1).
 """
 
 from __future__ import annotations

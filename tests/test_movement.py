@@ -1,8 +1,7 @@
 """Marches, standing orders, waits and swaps, stacking, merge, split, follow, hold, folding (MOVE-*, TURN-080..160).
 
 `month` runs only the kingdoms' orders (and the folding phase), so no economy or hunger muddles the figures;
-one test runs a whole month through resolve_month. Axial neighbours of (q,r): E (q+1,r) W (q-1,r)
-NE (q+1,r-1) NW (q,r-1) SE (q,r+1) SW (q-1,r+1).
+one test runs a whole month through resolve_month. Axial neighbours of (q,r): the steps of kingdoms.hexgrid.DIRECTIONS (E +1,0; W -1,0; NE +1,-1; NW 0,-1; SE 0,+1; SW -1,+1).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Routes: move costs, months, rivers, closed land, blocking and tie-breaks (MOVE-020..090, 270..320, OPEN-65/66).
 
-Axial neighbours of (q,r): E (q+1,r) W (q-1,r) NE (q+1,r-1) NW (q,r-1) SE (q,r+1) SW (q-1,r+1).
+Axial neighbours of (q,r): the steps of kingdoms.hexgrid.DIRECTIONS (E +1,0; W -1,0; NE +1,-1; NW 0,-1; SE 0,+1; SW -1,+1).
 """
 
 from __future__ import annotations
