@@ -1,0 +1,76 @@
+"""Play a fixed set of seeded AI games and write or compare their month-by-month state hashes.
+
+A refactor that must not change behaviour is checked with it: write the hashes before the change, compare
+after. `python scripts/hash_check.py --write /tmp/before.json`, then `--compare /tmp/before.json`
+(exit 1 on the first differing month of any game).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+from kingdoms.game import Game
+from kingdoms.scenario import build_state, random_scenario, resolve_scenario
+
+#: (label, scenario or None, random map seed or None, kingdoms, game seed, months, controller)
+GAMES = [
+    ("three_kingdoms-1", "three_kingdoms", None, 3, 1, 90, "ai:standard"),
+    ("three_kingdoms-7", "three_kingdoms", None, 3, 7, 90, "ai:standard"),
+    ("duel-3", "duel", None, 2, 3, 60, "ai:standard"),
+    ("random-11-4", None, 11, 4, 11, 60, "ai:standard"),
+    ("three_kingdoms-5-passive", "three_kingdoms", None, 3, 5, 40, "ai:passive"),
+]
+
+
+def play(workdir: Path, label: str, scenario: str | None, map_seed: int | None, kingdoms: int, seed: int,
+         months: int, controller: str) -> list[str]:
+    """Hashes of every stored month of one game, in month order."""
+    scen = random_scenario(map_seed, kingdoms) if map_seed is not None else resolve_scenario(scenario)
+    state = build_state(scen, seed)
+    game, _ = Game.create(workdir / f"{label}.sqlite", state, scenario=scen.name,
+                          controllers={k: controller for k in state.kingdoms})
+    while not game.finished and game.month < state.month + months:
+        game.play_ai_seats()
+    hashes = game.store.month_hashes()
+    game.close()
+    return [hashes[m] for m in sorted(hashes)]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    group = parser.add_mutually_exclusive_group(required=True)
+    group.add_argument("--write", metavar="FILE")
+    group.add_argument("--compare", metavar="FILE")
+    parser.add_argument("--only", help="play only the game with this label")
+    args = parser.parse_args(argv)
+    games = [g for g in GAMES if args.only in (None, g[0])]
+    with tempfile.TemporaryDirectory() as tmp:
+        got = {g[0]: play(Path(tmp), *g) for g in games}
+    if args.write:
+        Path(args.write).write_text(json.dumps(got, indent=1))
+        print(f"wrote hashes of {len(got)} games ({sum(map(len, got.values()))} months) to {args.write}")
+        return 0
+    want = json.loads(Path(args.compare).read_text())
+    bad = 0
+    for label, hashes in got.items():
+        old = want.get(label)
+        if old is None:
+            print(f"{label}: not in {args.compare}")
+            continue
+        diff = next((m for m, (a, b) in enumerate(zip(old, hashes, strict=False), 1) if a != b), None)
+        if diff is None and len(old) != len(hashes):
+            diff = min(len(old), len(hashes)) + 1
+        if diff is None:
+            print(f"{label}: {len(hashes)} months identical")
+        else:
+            bad += 1
+            print(f"{label}: DIFFERS from stored month index {diff} ({len(old)} stored, {len(hashes)} now)")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
