@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from kingdoms import RULES_VERSION
+from kingdoms.engine.context import Event
 from kingdoms.engine.month import check_orders, resolve_month
 from kingdoms.engine.victory import captures as captures_of
 from kingdoms.gamemap import GameMap
@@ -130,6 +131,11 @@ class Game:
     @property
     def finished(self) -> bool:
         return self.state().finished
+
+    def events_seen_by(self, kingdom: str, month: int) -> list[dict[str, Any]]:
+        """The stored events of `month` that `kingdom` was told (the engine's Event.seen_by decides), in order."""
+        return [e for e in self.store.events(month)
+                if Event(month, e["kind"], e["text"], e["audience"], e["data"]).seen_by(kingdom)]
 
     # --- giving orders ------------------------------------------------------------------------------
 

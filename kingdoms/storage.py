@@ -1,5 +1,6 @@
 """One SQLite file per game (sqlite-utils, WAL): metadata, seats, every month's state and hash, every order
-as given with its verdict, outcomes, events, notes, goals, dispatches and the per-seat history.
+as given with its verdict, outcomes, events, notes, goals, dispatches, the per-seat history (each call with
+the size of its reply) and each seat's fast_forward.
 
 Crash safety: every acknowledged write is committed before the caller answers. Several processes may
 open one file (one stdio server per seat): writes that must not interleave (resolving a month) run in
@@ -86,10 +87,20 @@ class GameStore:
             db["events"].create_index(["month"], if_not_exists=True)
             db["notes"].create({"month": int, "kingdom": str, "kind": str, "text": str, "at": float},
                                if_not_exists=True)
-            db["history"].create({"id": int, "month": int, "kingdom": str, "kind": str, "text": str, "at": float},
-                                 pk="id", if_not_exists=True)
+            db["history"].create({"id": int, "month": int, "kingdom": str, "kind": str, "text": str, "at": float,
+                                  "reply_chars": int, "reply_tokens": int}, pk="id", if_not_exists=True)
             db["history"].create_index(["kingdom"], if_not_exists=True)
+            self._create_seat_tables(db)
             db["meta"].insert({"key": "schema_version", "value": str(SCHEMA_VERSION)}, replace=True)
+
+    @staticmethod
+    def _create_seat_tables(db: sqlite_utils.Database) -> None:
+        """Tables added after schema 1 was first written; made on demand in older files (inside a write)."""
+        db["fast_forward"].create({"kingdom": str, "months": int, "at": float}, pk="kingdom", if_not_exists=True)
+        columns = {row[1] for row in db.execute("PRAGMA table_info(history)")}
+        for column in ("reply_chars", "reply_tokens"):
+            if column not in columns:
+                db.execute(f"ALTER TABLE history ADD COLUMN {column} INTEGER")
 
     @contextlib.contextmanager
     def write(self) -> Iterator[sqlite_utils.Database]:
@@ -161,6 +172,10 @@ class GameStore:
 
     def ended(self, month: int) -> dict[str, str]:
         return {r["kingdom"]: r["how"] for r in self.db["ended"].rows_where("month = ?", [month])}
+
+    def ended_by(self, kingdom: str) -> dict[int, str]:
+        """{month: how} for every month the seat has ended (ended, deadline, fast_forward, ai)."""
+        return {int(r["month"]): r["how"] for r in self.db["ended"].rows_where("kingdom = ?", [kingdom])}
 
     def ended_at(self, month: int) -> dict[str, float]:
         return {r["kingdom"]: r["at"] for r in self.db["ended"].rows_where("month = ?", [month])}
@@ -240,9 +255,50 @@ class GameStore:
             args.append(kind)
         return [dict(r) for r in self.db["notes"].rows_where(" AND ".join(clauses) or None, args, order_by="rowid")]
 
-    def add_history(self, month: int, kingdom: str, kind: str, text: str, at: float) -> None:
+    def add_history(self, month: int, kingdom: str, kind: str, text: str, at: float) -> int:
+        """Append one entry of the seat's history; returns its id."""
         with self.write() as db:
-            db["history"].insert({"month": month, "kingdom": kingdom, "kind": kind, "text": text, "at": at})
+            return int(db["history"].insert({"month": month, "kingdom": kingdom, "kind": kind, "text": text,
+                                             "at": at}).last_pk)
+
+    def set_reply_size(self, history_id: int, chars: int, tokens: int) -> None:
+        """Store the size of the reply a call got (characters, estimated tokens) on the call's history entry."""
+        with self.write() as db:
+            self._create_seat_tables(db)
+            db.execute("UPDATE history SET reply_chars = ?, reply_tokens = ? WHERE id = ?", [chars, tokens, history_id])
+
+    def history_of_month(self, kingdom: str, month: int) -> list[dict[str, Any]]:
+        return [dict(r) for r in self.db["history"].rows_where("kingdom = ? AND month = ?", [kingdom, month],
+                                                               order_by="id")]
+
+    # --- fast_forward: months a seat wants ended for it while nothing needs it (TURN-200) -------------
+
+    def fast_forward(self, kingdom: str) -> int:
+        """Months the seat still wants skipped (0 when none, or in a file made before this table existed)."""
+        if not self.db["fast_forward"].exists():
+            return 0
+        row = self.db.execute("SELECT months FROM fast_forward WHERE kingdom = ?", [kingdom]).fetchone()
+        return int(row[0]) if row else 0
+
+    def set_fast_forward(self, kingdom: str, months: int, at: float) -> None:
+        with self.write() as db:
+            self._create_seat_tables(db)
+            db["fast_forward"].insert({"kingdom": kingdom, "months": max(0, months), "at": at}, replace=True)
+
+    def skip_month(self, month: int, kingdom: str, at: float) -> bool:
+        """End `month` for the seat by fast_forward and count one skipped month, in one transaction.
+
+        False (and nothing written) when the seat has no months left to skip or already ended the month.
+        """
+        with self.write() as db:
+            self._create_seat_tables(db)
+            row = db.execute("SELECT months FROM fast_forward WHERE kingdom = ?", [kingdom]).fetchone()
+            ended = db.execute("SELECT 1 FROM ended WHERE month = ? AND kingdom = ?", [month, kingdom]).fetchone()
+            if not row or int(row[0]) <= 0 or ended:
+                return False
+            db["ended"].insert({"month": month, "kingdom": kingdom, "how": "fast_forward", "at": at})
+            db.execute("UPDATE fast_forward SET months = months - 1, at = ? WHERE kingdom = ?", [at, kingdom])
+        return True
 
     def history_months(self, kingdom: str, kind: str) -> set[int]:
         """Months in which the seat was sent something of `kind` (e.g. which briefings it has seen)."""
