@@ -118,7 +118,7 @@ def tool_latency(workdir: Path, months: int = 50) -> dict[str, Any]:
                     if game.finished:
                         break
         finally:
-            server.desk.close()  # type: ignore[attr-defined]
+            server.session.close()  # type: ignore[attr-defined]
 
     anyio.run(session)
     game.close()

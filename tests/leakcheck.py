@@ -22,7 +22,7 @@ every month of a played game and every kingdom K (the observer):
    sees exactly gets a SHOWN canary common to A and B (a watched troop's men, the name of a city in sight),
    which must appear — so the check can fail for the right reason. A city K holds a report on from this
    month or last is left as it is: the report tells its figures (INTEL-140, COMBAT-410).
-3. Everything K's tools can return is rendered on A and on B through the MCP server's own Desk: the briefing,
+3. Everything K's tools can return is rendered on A and on B through the seat's Session (what the MCP server calls): the briefing,
    get_city for every id 1..max+1, the whole map and windows around foreign things, inspect_tile for every
    tile (or a sample), get_sites, issue_orders previews naming every id in every slot of every verb (an id
    K cannot know first, while the scratch board is untouched) and attacks, pillages and marches aimed at the
@@ -578,22 +578,22 @@ def normalise(text: str, ident: int) -> str:
 
 
 class Renderer:
-    """Renders every tool answer of one seat through a server Desk whose game reads an injected state."""
+    """Renders every tool answer of one seat through a Session whose game reads an injected state."""
 
-    def __init__(self, desk: Any) -> None:
-        self.desk = desk
+    def __init__(self, session: Any) -> None:
+        self.session = session
 
     def use(self, state: GameState) -> None:
-        """Make the desk's game read `state` as the open month."""
-        self.desk.game._cache.clear()
-        self.desk.game._cache[state.month] = state
+        """Make the session's game read `state` as the open month."""
+        self.session.game._cache.clear()
+        self.session.game._cache[state.month] = state
 
     def _call(self, fn: Callable[..., Any], *args: Any, **kw: Any) -> str:
-        from mcp.server.mcpserver.exceptions import ToolError
+        from kingdoms.session import SessionError
 
         try:
             res = fn(*args, **kw)
-        except ToolError as exc:
+        except SessionError as exc:
             return f"TOOL ERROR: {exc}"
         if isinstance(res, tuple):
             res = res[0]
@@ -601,7 +601,7 @@ class Renderer:
 
     def render_all(self, kingdom: str, plan: Plan, counts: Counts) -> tuple[dict[str, str], dict[str, dict[int, str]]]:
         """Every text the seat's tools return for `plan`: {render name: text}, and per-order probe answers."""
-        d = self.desk
+        d = self.session
         texts: dict[str, str] = {}
         probes: dict[str, dict[int, str]] = {}
         texts["get_briefing"] = self._call(d.get_briefing, kingdom)
@@ -646,14 +646,14 @@ class Renderer:
         return texts, probes
 
     def _preview(self, kingdom: str, lines: list[str]) -> str:
-        return self._call(self.desk.issue, kingdom, "\n".join(lines), note=None, goal=None, verbose=True,
+        return self._call(self.session.issue, kingdom, "\n".join(lines), note=None, goal=None, verbose=True,
                           preview=True, end_turn=False, fast_forward=0)
 
     def _tiles(self, kingdom: str, tiles: list[tuple[int, int]]) -> dict[str, str]:
-        """inspect_tile for each tile: the Desk's own method for a few, the same code with one view for the rest."""
+        """inspect_tile for each tile: the Session's own method for a few, the same code with one view for the rest."""
         from kingdoms.views import build_view, render, tile_view
 
-        d = self.desk
+        d = self.session
         out: dict[str, str] = {}
         state = d.game.state()
         view = build_view(state, kingdom)
@@ -674,11 +674,11 @@ class Renderer:
                 lines += [f"move unit={i} to=0,0", f"hold unit={i}", f"disband unit={i}"]
             if i not in own_cities:
                 lines += [f"set_focus city={i} focus=food", f"set_production city={i} queue=palisade"]
-        before = len(self.desk.game.queued(kingdom))
-        reply = self._call(self.desk.issue, kingdom, "\n".join(lines), note=None, goal=None, verbose=True,
+        before = len(self.session.game.queued(kingdom))
+        reply = self._call(self.session.issue, kingdom, "\n".join(lines), note=None, goal=None, verbose=True,
                            preview=False, end_turn=False, fast_forward=0)
         counts.committed_refusals += len(lines)
-        accepted = len(self.desk.game.queued(kingdom)) - before
+        accepted = len(self.session.game.queued(kingdom)) - before
         return reply, accepted
 
 
@@ -1064,7 +1064,7 @@ def check_observer(renderer: Renderer, state: GameState, kingdom: str, *, rng: r
         if accepted:
             findings.add("commit", "accepted", where, f"{accepted} orders for units or cities not its own were queued: "
                                                       f"{reply[:300]!r}")
-    renderer.desk.game._cache.clear()
+    renderer.session.game._cache.clear()
     counts.observations += 1
 
 
@@ -1185,7 +1185,8 @@ async def play_and_check(spec: GameSpec, workdir: Path, *, counts: Counts, findi
     from kingdoms.ai import LEVELS, decide_orders, level_of
     from kingdoms.game import Game
     from kingdoms.scenario import build_state, resolve_scenario
-    from kingdoms.server import Desk, build_server
+    from kingdoms.server import build_server
+    from kingdoms.session import Session
     from kingdoms.views import build_view
 
     t0 = time.perf_counter()
@@ -1204,7 +1205,7 @@ async def play_and_check(spec: GameSpec, workdir: Path, *, counts: Counts, findi
     game, tokens = Game.create(path, state, scenario=scen.name or "scenario",
                                controllers={k: "agent" for k in kingdoms}, deadline_s=1e9)
     game.close()
-    desk = Desk(path, wait_s=0.0, poll_s=0.0)
+    desk = Session(path)
     renderer = Renderer(desk)
     servers = {k: build_server(path, token=tokens[k], wait_s=0.0, poll_s=0.0) for k in kingdoms}
     secrets = {k: f"Qxsecret{k}X" for k in kingdoms}  # X ends it: no seat's secret starts another's
@@ -1296,7 +1297,7 @@ async def play_and_check(spec: GameSpec, workdir: Path, *, counts: Counts, findi
     finally:
         await stack.aclose()
         for s in servers.values():
-            s.desk.close()  # type: ignore[attr-defined]
+            s.session.close()  # type: ignore[attr-defined]
         desk.close()
         counts.seconds += time.perf_counter() - t0
 

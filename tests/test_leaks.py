@@ -30,7 +30,8 @@ import pytest
 from mcp import Client
 
 from kingdoms.game import Game
-from kingdoms.server import REFUSAL, Desk, build_server
+from kingdoms.server import REFUSAL, build_server
+from kingdoms.session import Session
 from kingdoms.state import GameState
 
 from . import leakcheck as lc
@@ -125,9 +126,8 @@ def test_harness_catches_planted_leaks(tmp_path: Path, monkeypatch: pytest.Monke
 
     from kingdoms import ruledata as rd
     from kingdoms.game import Game as RealGame
-    from kingdoms.server import Desk as RealDesk
 
-    real_briefing = RealDesk.briefing_text
+    real_briefing = Session.briefing_text
 
     def leaky_briefing(self: Any, kingdom: str, **kw: Any) -> str:
         state = self.game.state()
@@ -135,7 +135,7 @@ def test_harness_catches_planted_leaks(tmp_path: Path, monkeypatch: pytest.Monke
             f"; all troops {sum(u.men for u in state.units.values()):,}"
         return real_briefing(self, kingdom, **kw) + extra
 
-    real_get_city = RealDesk.get_city
+    real_get_city = Session.get_city
 
     def leaky_get_city(self: Any, kingdom: str, city_id: int) -> str:
         if city_id in self.game.state().cities:
@@ -152,8 +152,8 @@ def test_harness_catches_planted_leaks(tmp_path: Path, monkeypatch: pytest.Monke
                 v.message = f"unit #{m.group(1)} is out of your sight"
         return verdicts
 
-    monkeypatch.setattr(RealDesk, "briefing_text", leaky_briefing)
-    monkeypatch.setattr(RealDesk, "get_city", leaky_get_city)
+    monkeypatch.setattr(Session, "briefing_text", leaky_briefing)
+    monkeypatch.setattr(Session, "get_city", leaky_get_city)
     monkeypatch.setattr(RealGame, "issue", leaky_issue)
     monkeypatch.setitem(rd.SIGHT, "scout", 5)
     spec = lc.GameSpec("planted", "random:5:2", 5, 4, ["standard"])
@@ -172,21 +172,21 @@ def test_harness_catches_planted_leaks(tmp_path: Path, monkeypatch: pytest.Monke
 
 
 class Seats:
-    """Game files made from hand-made states, and a Desk (the MCP server's own) on each."""
+    """Game files made from hand-made states, and a Session (what the MCP server serves) on each."""
 
     def __init__(self, tmp: Path) -> None:
         self.tmp = tmp
         self.n = 0
-        self.desks: list[Desk] = []
+        self.desks: list[Session] = []
         self.tokens: dict[Path, dict[str, str]] = {}
 
-    def desk(self, state: GameState) -> Desk:
+    def desk(self, state: GameState) -> Session:
         self.n += 1
         path = self.tmp / f"w{self.n}.sqlite"
         game, self.tokens[path] = Game.create(path, state, scenario="test",
                                               controllers={k: "agent" for k in state.kingdoms}, deadline_s=1e9)
         game.close()
-        d = Desk(path, wait_s=0, poll_s=0)
+        d = Session(path)
         self.desks.append(d)
         return d
 
@@ -427,7 +427,7 @@ async def test_intel_050_get_city_of_an_unknown_city_answers_like_a_missing_one(
             r1 = await c.call_tool("get_city", {"city_id": shu_cap.id})
             r2 = await c.call_tool("get_city", {"city_id": 999})
     finally:
-        server.desk.close()  # type: ignore[attr-defined]
+        server.session.close()  # type: ignore[attr-defined]
     t1 = "\n".join(x.text for x in r1.content)
     t2 = "\n".join(x.text for x in r2.content)
     assert r1.is_error and r2.is_error
@@ -497,7 +497,7 @@ async def test_a_seat_never_acts_for_another_in_memory(tmp_path: Path) -> None:
             err, text = await _call(c, "issue_orders", {"orders": "", "end_turn": True})
             assert not err and "Still waiting" in text
     finally:
-        server.desk.close()  # type: ignore[attr-defined]
+        server.session.close()  # type: ignore[attr-defined]
     game = Game.open(path)
     assert game.queued("wei", 1) == [] and game.queued("shu", 1) == []
     assert game.store.ended(1) == {"wei": "ended"} and game.waiting_for() == ["shu"]
@@ -545,7 +545,7 @@ async def test_a_seat_never_reads_another_seats_words(tmp_path: Path) -> None:
                 texts[k].append((await _call(c, "get_history", {}))[1])
     finally:
         for s in servers.values():
-            s.desk.close()  # type: ignore[attr-defined]
+            s.session.close()  # type: ignore[attr-defined]
     for k, other in (("wei", "shu"), ("shu", "wei")):
         mine = "\n".join(texts[k])
         assert secret[k] in mine  # its own words are there...

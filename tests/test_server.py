@@ -71,7 +71,7 @@ async def seat(path: Path, token: str, **kw: Any) -> AsyncIterator[Client]:
         async with Client(server) as client:
             yield client
     finally:
-        server.desk.close()  # type: ignore[attr-defined]
+        server.session.close()  # type: ignore[attr-defined]
 
 
 # --- the tool list ----------------------------------------------------------------------------------------
@@ -320,22 +320,37 @@ async def test_turn_200_fast_forward_ends_quiet_months_and_stops_for_orders(tmp_
 
 
 async def test_open_85_history_keeps_everything_in_order(tmp_path: Path) -> None:
-    """TOOLS-130, OPEN-85: get_history gives the seat's calls and the game's answers, oldest first."""
+    """TOOLS-130, OPEN-85: get_history sums the game up (goal, notes, a line a month) and, for one month, gives the
+    seat's calls and the game's answers in full, oldest first; the file keeps every call with its reply's size."""
     path = tmp_path / "g.sqlite"
     tokens = new_game(path, {"wei": "agent", "shu": "ai:passive"})
     async with seat(path, tokens["wei"]) as c:
         await call(c, "get_briefing")
-        await call(c, "issue_orders", {"orders": "set_focus city=1 focus=food", "note": "Grow.", "end_turn": True})
+        await call(c, "issue_orders", {"orders": "set_focus city=1 focus=food; move unit=99 to=1,1", "note": "Grow.",
+                                       "goal": "Walls by M10: then levies", "end_turn": True})
         await call(c, "submit_dispatch", {"report": "Month one: we chose food.", "final": False})
-        err, text = await call(c, "get_history")
-    assert not err
-    order = ["you: get_briefing {}", "game, briefing of month 1", "you: issue_orders", "set_focus city=1 focus=food",
-             "game, reply", "game, briefing of month 2", "you: submit_dispatch", "Month one: we chose food."]
-    pos = [text.index(s) for s in order]
+        err, digest = await call(c, "get_history")
+        err2, month1 = await call(c, "get_history", {"month": 1})
+        err3, both = await call(c, "get_history", {"month": 1, "before": 2})
+    assert not err and not err2
+    assert digest.startswith("HISTORY of Cao Wei: month 2 of 160 is open.")
+    assert "GOAL (set M1): Walls by M10: then levies" in digest and "LAST NOTES: M1: Grow." in digest
+    assert "LAST REPORT (M2): Month one: we chose food." in digest
+    assert "M1: 2 orders given, 1 refused (unknown_unit); you ended it; 1 carried out." in digest
+    assert digest.index("M2: no orders; open now.") < digest.index("M1: 2 orders given")  # newest first
+    order = ["you: get_briefing {}", "game, briefing:", "you: issue_orders", "set_focus city=1 focus=food",
+             "game, reply:", "Month 1 ended for you."]
+    pos = [month1.index(s) for s in order]
     assert pos == sorted(pos), order
+    assert "MONTH 2 of 160" not in month1  # month 2's briefing belongs to month 2
+    assert err3 and "not both" in both
     game = Game.open(path)
-    kinds = [h["kind"] for h in game.store.history("wei")]
+    rows = game.store.history("wei")
+    kinds = [h["kind"] for h in rows]
     assert kinds[:6] == ["call", "briefing", "call", "reply", "briefing", "call"]
+    briefing_call, briefing = rows[0], rows[1]
+    assert briefing_call["reply_chars"] == len(briefing["text"])
+    assert briefing_call["reply_tokens"] == (len(briefing["text"]) + 3) // 4
     assert [n["kind"] for n in game.store.notes("wei", "dispatch")] == ["dispatch"]
     game.close()
 

@@ -526,7 +526,7 @@ def test_turn_170_preview_changes_nothing_and_judges_after_the_queued_orders(mak
 def test_turn_180_outcomes_come_after_the_resolution_in_the_next_briefing(make_game: MakeGame) -> None:
     """TURN-180: nothing is reported before the month is carried out; then each kingdom gets its own orders'
     outcomes (a failure with its code and reason) in its next briefing, and not the rival's."""
-    from kingdoms.server import Desk
+    from kingdoms.session import Session
 
     state = world(width=16, war=False)
     found_city(state, "wei", 1, 1, people=15_000, grain=100, name="Ye", capital=True)
@@ -543,7 +543,7 @@ def test_turn_180_outcomes_come_after_the_resolution_in_the_next_briefing(make_g
     assert [(o["position"], o["ok"]) for o in rows] == [(1, 1), (2, 1), (3, 0)]
     assert rows[2]["code"] == "target_lost"
     assert [o["position"] for o in outcomes(game, 5, "shu")] == [1]
-    desk = Desk(game.store.path)
+    desk = Session(game.store.path)
     try:
         text = desk.briefing_text("wei", explicit=True)
         rival = desk.briefing_text("shu", explicit=True)
@@ -597,14 +597,14 @@ async def test_turn_210_fast_forward_stops_at_an_alarm_war(tmp_path: Path) -> No
     path = tmp_path / "g.sqlite"
     tokens = new_game(path, {"wei": "agent", "shu": "ai:passive"})
     server = build_server(path, token=tokens["wei"], wait_s=20, poll_s=0.02)
-    server.desk.game.ai_decider = lambda g, k, c: "declare_war to=wei" if g.month == 3 else ""  # type: ignore[attr-defined]
+    server.session.game.ai_decider = lambda g, k, c: "declare_war to=wei" if g.month == 3 else ""  # type: ignore[attr-defined]
     try:
         async with Client(server) as c:
             err, text = await call(c, "issue_orders", {"orders": "hold unit=2; set_production city=1 "
                                                                  "queue=palisade,barracks,walls",
                                                        "end_turn": True, "fast_forward": 6})
     finally:
-        server.desk.close()  # type: ignore[attr-defined]
+        server.session.close()  # type: ignore[attr-defined]
     assert not err
     assert "MONTH 4 of" in text and "fast_forward stopped" in text and "WAR" in text, text[:600]
     game = Game.open(path)

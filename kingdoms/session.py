@@ -1,0 +1,482 @@
+"""The seat's month, for any interface: what a seated ruler is shown and what its calls do, without MCP.
+
+A Session serves one game file to its seats (the MCP server now; a replay viewer, a tournament runner or a
+built-in model seat can use it unchanged). It owns the seat-facing policy: when a briefing has full rows, the
+window of results it reports, goal reviews, fast_forward (kept in the game file, so a restart carries it on),
+the deadline and AI seats (tick), order replies, the history (kingdoms.history) and the exports of a finished
+game (kingdoms.records). Every text is rendered from the seat's own KingdomView (kingdoms.views), so the fog
+holds here as everywhere. Refusals are SessionError, whose message is meant for the seat.
+
+Thread-safe (one lock); several processes may serve one file, so each read goes to the file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from kingdoms import history
+from kingdoms.game import Game, GameError, Verdict
+from kingdoms.history import DISPATCH_CHARS, GOAL_CHARS, HISTORY_BUDGET, NOTE_CHARS, SeatFacts
+from kingdoms.records import write_record, write_replay
+from kingdoms.storage import StorageError
+from kingdoms.views import build_view, known_city, render, tile_view
+
+log = logging.getLogger("kingdoms.session")
+
+ROOT = Path(__file__).resolve().parent.parent
+RULES_PATH = ROOT / "rules.md"
+GOAL_REVIEW_PATH = ROOT / "prompts" / "goal_review.md"
+
+GOAL_REVIEW_EVERY = 20  # OPEN-84
+FULL_ROWS_EVERY = 10  # TOOLS-070: full city rows every 10th month
+RESULT_MONTHS = 6  # a briefing reports at most this many months of results (OPEN-5)
+
+__all__ = ["DISPATCH_CHARS", "GOAL_CHARS", "HISTORY_BUDGET", "NOTE_CHARS", "Session", "SessionError",
+           "orders_reply"]
+
+
+class SessionError(Exception):
+    """A call the session refuses; the message says why and what to do, in words meant for the seat."""
+
+
+class Session:
+    """One game file served to its seats: each method takes the seat's kingdom id and answers in text."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.game = Game.open(self.path)
+        self.lock = threading.RLock()
+        self.started = time.time()  # a month's deadline never counts time when no server was running
+        self._ai_lock = self.path.with_name(self.path.name + ".ai.lock")
+
+    def close(self) -> None:
+        with self.lock:
+            self.game.close()
+
+    def kingdom_for(self, token: str | None) -> str | None:
+        """The kingdom a seat token seats, or None."""
+        with self.lock:
+            return self.game.kingdom_for_token(token)
+
+    # --- keeping the game moving ---------------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def _ai_file_lock(self) -> Iterator[None]:
+        """A lock shared by every process serving this file, so an AI seat never plays its month twice."""
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - not on Linux
+            yield
+            return
+        with open(self._ai_lock, "a+") as fh:
+            fcntl.flock(fh, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(fh, fcntl.LOCK_UN)
+
+    def _opened_at(self) -> float:
+        """When the open month started counting toward its deadline: when it opened, or when this session started
+        if that was later (a game left without a server does not lose its month the moment one starts)."""
+        opened = float(self.game.store.meta_value("month_opened_at", self.started))
+        return max(opened, self.started)
+
+    def deadline_left(self) -> float:
+        """Seconds until the open month is ended for the seats still playing it (OPEN-78)."""
+        with self.lock:
+            limit = float(self.game.meta.get("deadline_s", 600.0))
+            return max(0.0, self._opened_at() + limit - time.time())
+
+    def tick(self) -> None:
+        """Apply the deadline, resolve a month every seat has ended, let AI seats play the open month."""
+        with self.lock:
+            g = self.game
+            if g.finished:
+                return
+            try:
+                g.apply_deadline(not_before=self.started)
+                g.try_resolve()
+                if not g.finished:
+                    with self._ai_file_lock():
+                        g.play_ai_seats()
+            except GameError as exc:  # another process got there first
+                log.info("tick: %s", exc)
+
+    # --- the history of calls ----------------------------------------------------------------------------------
+
+    def record(self, kingdom: str, kind: str, text: str, month: int | None = None) -> int:
+        """Append to the seat's history (briefing, reply, error, fast_forward...); returns the entry's id."""
+        with self.lock:
+            m = self.game.month if month is None else month
+            return self.game.store.add_history(m, kingdom, kind, text, time.time())
+
+    def record_call(self, kingdom: str, tool: str, args: dict[str, Any]) -> int:
+        """Store one call and its arguments, each cut to what the tool keeps; returns the entry's id."""
+        return self.record(kingdom, "call", history.call_text(tool, args))
+
+    def record_error(self, kingdom: str, text: str) -> None:
+        self.record(kingdom, "error", history.cut(text, history.ERROR_CHARS))
+
+    def record_reply_size(self, call_id: int, reply: str) -> None:
+        """Keep the size of the whole answer a call got (characters and estimated tokens) with the call."""
+        chars, tokens = history.reply_size(reply)
+        with self.lock:
+            self.game.store.set_reply_size(call_id, chars, tokens)
+
+    def seen_months(self, kingdom: str) -> set[int]:
+        """Months whose briefing the seat has been sent."""
+        with self.lock:
+            return self.game.store.history_months(kingdom, "briefing")
+
+    def goal_of(self, kingdom: str) -> tuple[str | None, int | None]:
+        with self.lock:
+            goals = self.game.store.notes(kingdom, "goal")
+        if not goals:
+            return None, None
+        return goals[-1]["text"], int(goals[-1]["month"])
+
+    # --- the briefing ----------------------------------------------------------------------------------------
+
+    def briefing_text(self, kingdom: str, *, explicit: bool, headline: str | None = None) -> str:
+        """The briefing of the open month: full rows when asked for (get_briefing), on month 1 and every 10th
+        month, or when the seat missed last month's; otherwise short rows (TOOLS-060/070, OPEN-5)."""
+        with self.lock:
+            g = self.game
+            state = g.state()
+            m = state.month
+            start = int(g.meta.get("start_month", 1))
+            view = build_view(state, kingdom)
+            seen = self.seen_months(kingdom)
+            full = explicit or m == start or m % FULL_ROWS_EVERY == 0 or (m - 1) not in seen
+            prev_view = None
+            if not full:
+                try:
+                    prev_view = build_view(g.state(m - 1), kingdom)
+                except StorageError:
+                    full = True
+            earlier = [s for s in seen if s < m]
+            first = max(earlier) if earlier else start  # everything since the last briefing the seat saw
+            first = max(first, start, m - RESULT_MONTHS)
+            last = m + 1 if state.finished else m  # a finished game's state keeps the final month's number
+            results = [render.MonthResults(mm, g.store.outcomes(mm, kingdom), g.events_seen_by(kingdom, mm))
+                       for mm in range(first, last)]
+            recent = results[-1].events if results else []
+            figures = render.own_figures(state, view, recent)
+            goal, goal_month = self.goal_of(kingdom)
+            review = None
+            over = state.finished or state.kingdoms[kingdom].eliminated
+            if not over and (goal is None or (goal_month is not None and m - goal_month >= GOAL_REVIEW_EVERY)):
+                review = _goal_review_text()
+            colonists = [u for u in view.units if u.type == "colonists"]
+            believed = render.believed_state(state, view)
+            colonist_sites = [(u, render.site_for(believed, view, u.q, u.r)) for u in colonists]
+            near = [(c.q, c.r) for c in view.cities] + [(u.q, u.r) for u in colonists]
+            sites = render.known_sites(state, view, near=near, radius=render.SITE_RADIUS,
+                                       limit=render.SITES_IN_BRIEFING)
+            data = render.BriefingInput(
+                figures=figures, full_rows=full, prev_view=prev_view, goal=goal, goal_month=goal_month,
+                goal_review=review, results=results, sites=sites, colonist_sites=colonist_sites,
+                headline=headline or self._headline(kingdom), landmarks=render.landmark_lines(state, view),
+                over=over, last_month=state.last_month,
+            )
+            return render.briefing(view, data)
+
+    def _headline(self, kingdom: str) -> str | None:
+        state = self.game.state()
+        kd = state.kingdoms[kingdom]
+        if state.finished:
+            place = f", place {kd.place}" if kd.place else ""
+            return (f"THE GAME IS OVER ({state.end_reason or 'ended'}): your result is {(kd.result or '-').upper()}"
+                    f"{place}. Send your final report with submit_dispatch(final=true); get_game_record gives your "
+                    "record and the replay.")
+        if kd.eliminated:
+            return ("YOUR KINGDOM HAS FALLEN: you can give no more orders. Send your final report with "
+                    "submit_dispatch(final=true); get_game_record works once the game ends.")
+        return None
+
+    # --- what a seat can ask for ------------------------------------------------------------------------------
+
+    def get_briefing(self, kingdom: str) -> tuple[str, int]:
+        """The full briefing of the open month and that month's number (record it as sent: kind 'briefing')."""
+        self.tick()
+        with self.lock:
+            return self.briefing_text(kingdom, explicit=True), self.game.state().month
+
+    def get_rules(self) -> str:
+        try:
+            return RULES_PATH.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise SessionError(f"The rules file is missing on this server ({exc}).") from exc
+
+    def get_city(self, kingdom: str, city_id: int) -> str:
+        with self.lock:
+            state = self.game.state()
+            view = build_view(state, kingdom)
+            own = next((c for c in view.cities if c.id == city_id), None)
+            if own is not None:
+                figs = render.own_figures(state, view, self.game.events_seen_by(kingdom, state.month - 1))
+                return render.own_city_text(state, view, own, figs.cities[own.id])
+            seen = view.city(city_id)
+            if seen is None:
+                seen = known_city(state, kingdom, city_id)
+            if seen is None or not isinstance(seen, render.SeenCity):
+                ids = ", ".join(f"#{c.id} {c.name}" for c in view.cities)
+                raise SessionError(f"No city #{city_id} on your map. Your cities: {ids or 'none'}; other known "
+                                   "cities are under KNOWN ENEMIES in your briefing.")
+            return render.rival_city_text(view, seen)
+
+    def get_map(self, kingdom: str, center: tuple[int, int] | None, radius: int | None) -> str:
+        with self.lock:
+            view = build_view(self.game.state(), kingdom)
+        return render.map_text(view, center, radius)
+
+    def inspect_tile(self, kingdom: str, q: int, r: int) -> str:
+        with self.lock:
+            state = self.game.state()
+            view = build_view(state, kingdom)
+            tv = tile_view(state, kingdom, q, r, view)
+            return render.tile_text(state, view, tv)
+
+    def get_sites(self, kingdom: str, limit: int) -> str:
+        with self.lock:
+            state = self.game.state()
+            view = build_view(state, kingdom)
+            return render.sites_text(state, view, limit)
+
+    def get_history(self, kingdom: str, month: int | None = None, before: int | None = None,
+                    budget: int = HISTORY_BUDGET) -> str:
+        """The seat's history within `budget` characters: the digest (newest first, `before` pages back), or
+        one month in full."""
+        with self.lock:
+            facts = self._seat_facts(kingdom)
+            if month is not None and before is not None:
+                raise SessionError("get_history takes month (one month in full) or before (the months before it), "
+                                   "not both.")
+            if month is not None:
+                if not facts.start <= month <= facts.month:
+                    raise SessionError(f"month={month} is outside this game so far: give a month from "
+                                       f"{facts.start} to {facts.month}.")
+                return history.month_in_full(self.game, kingdom, facts, month, budget=budget)
+            if before is not None and not facts.start < before <= facts.month + 1:
+                raise SessionError(f"before={before} is outside this game so far: give a month from "
+                                   f"{facts.start + 1} to {facts.month + 1}.")
+            return history.digest(self.game, kingdom, facts, before=before, budget=budget)
+
+    def _seat_facts(self, kingdom: str) -> SeatFacts:
+        """The digest's head, from the seat's own view and notes."""
+        state = self.game.state()
+        names = {s["kingdom"]: s["name"] for s in self.game.seats()}
+        goal, goal_month = self.goal_of(kingdom)
+        view = build_view(state, kingdom)
+        standing = [f"#{u.id} {u.type}: {render.order_text(u.standing)}" for u in view.units if u.standing]
+        return SeatFacts(name=names.get(kingdom, kingdom), month=state.month, last_month=state.last_month,
+                         start=int(self.game.meta.get("start_month", 1)), finished=state.finished, goal=goal,
+                         goal_month=goal_month, standing=standing)
+
+    def submit_dispatch(self, kingdom: str, report: str, final: bool) -> str:
+        text = report.strip()
+        if not text:
+            raise SessionError("The report is empty: write what you did, why, and where things stand.")
+        text = text[:DISPATCH_CHARS]
+        with self.lock:
+            m = self.game.month
+            self.game.store.add_note(m, kingdom, "final" if final else "dispatch", text, time.time())
+        kind = "final report" if final else "progress report"
+        return (f"Your {kind} is stored in the chronicle under month {m} ({len(text):,} characters). "
+                "It changes nothing in play.")
+
+    def get_game_record(self, kingdom: str) -> str:
+        self.tick()
+        with self.lock:
+            state = self.game.state()
+            if not state.finished:
+                return (f"Not available yet: the game is still running (month {state.month} of {state.last_month}). "
+                        "Your record and the full replay are written when it ends; ask again then.")
+            replay = write_replay(self.game)
+            record = write_record(self.game, kingdom, replay)
+        return (f"The game is over. Your record (what the game told you each month, your orders and the replies, "
+                f"notes, goals, reports, time per month): {record}\nFull replay (every month's whole map): {replay}\n"
+                "Keep them: the game keeps nothing for you between games.")
+
+    # --- orders and the end of the month -------------------------------------------------------------------
+
+    def issue(self, kingdom: str, orders: Any, *, note: str | None, goal: str | None, verbose: bool,
+              preview: bool, end_turn: bool, fast_forward: int) -> tuple[str, bool, int]:
+        """Check and queue orders, store note and goal, end the month when asked. Returns (reply, ended, month)."""
+        self.tick()
+        with self.lock:
+            g = self.game
+            state = g.state()
+            m = state.month
+            if state.finished:
+                raise SessionError("The game is over: no more orders. get_briefing shows the result; send your final "
+                                   "report with submit_dispatch(final=true) and fetch get_game_record.")
+            if state.kingdoms[kingdom].eliminated:
+                raise SessionError("Your kingdom has fallen: you can give no more orders. Send your final report "
+                                   "with submit_dispatch(final=true).")
+            if kingdom in g.store.ended(m):
+                how = g.store.ended(m)[kingdom]
+                why = {"deadline": "the month's time limit ran out", "fast_forward": "fast_forward ended it"}.get(
+                    how, "you ended it")
+                raise SessionError(f"Month {m} is already ended for you ({why}); your orders would be for a month "
+                                   "that is closed. Call wait_for_turn for the next briefing, then give orders.")
+            lines: list[str] = []
+            verdicts: list[Verdict] = []
+            if _has_orders(orders):
+                try:
+                    verdicts = g.issue(kingdom, orders, preview=preview)
+                except GameError as exc:
+                    raise SessionError(str(exc)) from exc
+            lines.append(orders_reply(m, verdicts, verbose=verbose, preview=preview))
+            now = time.time()
+            if note and note.strip():
+                if preview:
+                    lines.append("Note not stored (preview).")
+                else:
+                    g.store.add_note(m, kingdom, "note", note.strip()[:NOTE_CHARS], now)
+                    lines.append("Note stored for the chronicle.")
+            if goal and goal.strip():
+                kept = goal.strip()[:GOAL_CHARS]
+                if preview:
+                    lines.append("Goal not changed (preview).")
+                else:
+                    g.store.add_note(m, kingdom, "goal", kept, now)
+                    cut = f" (cut to its first {GOAL_CHARS} characters)" if len(goal.strip()) > GOAL_CHARS else ""
+                    lines.append(f"Goal set{cut}: {kept}")
+            ended = False
+            if end_turn and preview:
+                lines.append("end_turn ignored: a preview never ends the month. Send the orders without preview, "
+                             "then end the month.")
+            elif end_turn:
+                g.end_month(kingdom)
+                ended = True
+                skip = max(0, int(fast_forward or 0))
+                g.store.set_fast_forward(kingdom, skip, time.time())
+                more = (f" fast_forward: up to {skip} more months will be ended for you while nothing needs you."
+                        if skip else "")
+                lines.append(f"Month {m} ended for you.{more}")
+            elif fast_forward:
+                lines.append("fast_forward ignored: it works only together with end_turn=true.")
+            if not ended and not preview:
+                waiting = g.waiting_for()
+                others = [k for k in waiting if k != kingdom]
+                lines.append(f"Month {m} stays open for you: add orders, or end it with issue_orders end_turn=true"
+                             + (f" (also waiting for {len(others)} other seat{'s' if len(others) != 1 else ''})."
+                                if others else "."))
+        if ended:
+            self.tick()
+        return "\n".join(lines), ended, m
+
+    def turn_status(self, kingdom: str) -> tuple[str, str, int]:
+        """("turn", briefing, month) when the seat may play (or the game is over for it), else ("wait", status, month).
+
+        Carries on a fast_forward: a month with nothing for the seat is ended for it (TURN-200/210, OPEN-91).
+        A "turn" briefing is the seat's to read: record it as sent (kind 'briefing') once it is delivered.
+        """
+        self.tick()
+        with self.lock:
+            g = self.game
+            state = g.state()
+            m = state.month
+            kd = state.kingdoms[kingdom]
+            if state.finished or kd.eliminated:
+                return "turn", self.briefing_text(kingdom, explicit=False), m
+            ended = g.store.ended(m)
+            if kingdom not in ended:
+                if g.store.fast_forward(kingdom) > 0:
+                    view = build_view(state, kingdom)
+                    events = g.events_seen_by(kingdom, m - 1)
+                    figs = render.own_figures(state, view, events)
+                    stops = render.fast_forward_stops(view, figs, events, state.last_month)
+                    if not stops:
+                        if g.store.skip_month(m, kingdom, time.time()):
+                            self.record(kingdom, "fast_forward", f"month {m} ended for you by fast_forward: nothing "
+                                        "needed you", m)
+                            g.try_resolve()
+                            return "wait", f"month {m} skipped by fast_forward", m
+                    else:
+                        g.store.set_fast_forward(kingdom, 0, time.time())
+                        head = "fast_forward stopped: " + "; ".join(stops[:6]) + (" ..." if len(stops) > 6 else "")
+                        return "turn", self.briefing_text(kingdom, explicit=False, headline=head), m
+                return "turn", self.briefing_text(kingdom, explicit=False), m
+            waiting = [k for k in g.waiting_for() if k != kingdom]
+            names = {s["kingdom"]: s["name"] for s in g.seats()}
+            left_s = int(self.deadline_left())
+            who = ", ".join(names.get(k, k) for k in waiting) or "the month's resolution"
+            return "wait", (f"Still waiting: month {m} is open and you have ended it; waiting for {who} "
+                            f"(the month ends by itself in at most {left_s} s). Call wait_for_turn again."), m
+
+
+def _has_orders(orders: Any) -> bool:
+    if orders is None:
+        return False
+    if isinstance(orders, str):
+        return bool(orders.strip())
+    if isinstance(orders, (list, tuple)):
+        return len(orders) > 0
+    return True
+
+
+def _goal_review_text() -> str:
+    try:
+        return GOAL_REVIEW_PATH.read_text(encoding="utf-8").strip()
+    except OSError:
+        return ("GOAL REVIEW: set goal in your next issue_orders as '<aim> by M<month>: <next steps>' "
+                f"({GOAL_CHARS} characters at most).")
+
+
+# =============================================================================================================
+# The answer to issue_orders
+# =============================================================================================================
+
+
+def _is_notice(message: str) -> bool:
+    low = message.lower()
+    return any(w in low for w in render.NOTICE_WORDS)
+
+
+def orders_reply(month: int, verdicts: list[Verdict], *, verbose: bool, preview: bool) -> str:
+    """The answer to issue_orders: compact (routine orders counted; attacks, notices and refusals listed) or
+    verbose (every order), always with the position, text, code and reason of a refusal (TOOLS-400/410)."""
+    if not verdicts:
+        return "No orders given." if not preview else "PREVIEW: no orders given."
+    ok = [v for v in verdicts if v.ok]
+    bad = [v for v in verdicts if not v.ok]
+    lines: list[str] = []
+    if preview:
+        lines.append(f"PREVIEW of {len(verdicts)} order{'s' if len(verdicts) != 1 else ''} against the board of "
+                     f"month {month} after what you already queued — nothing queued, the month goes on:")
+        for v in verdicts:
+            if v.ok:
+                lines.append(f"  {v.position}. {v.text} → {v.message}")
+            else:
+                lines.append(f"  {v.position}. {v.text} → WOULD BE REFUSED [{v.code}]: {v.message}")
+        return "\n".join(lines)
+    lines.append(f"Month {month}: {len(ok)} of {len(verdicts)} order{'s' if len(verdicts) != 1 else ''} queued"
+                 + (f", {len(bad)} REFUSED (not queued: fix and send again)" if bad else "") + ".")
+    if verbose:
+        for v in verdicts:
+            if v.ok:
+                lines.append(f"  {v.position}. {v.text} → {v.message}")
+            else:
+                lines.append(f"  {v.position}. REFUSED [{v.code}] {v.text}: {v.message}")
+        return "\n".join(lines)
+    routine: dict[str, int] = {}
+    for v in ok:
+        verb = render._verb(v.text) or "order"
+        if verb in render.ROUTINE_VERBS and not _is_notice(v.message):
+            routine[verb] = routine.get(verb, 0) + 1
+        else:
+            lines.append(f"  {v.position}. {v.text} → {v.message}")
+    if routine:
+        lines.append("  routine, queued: " + ", ".join(f"{n} {verb}" for verb, n in routine.items())
+                     + " (verbose=true lists each)")
+    for v in bad:
+        lines.append(f"  {v.position}. REFUSED [{v.code}] {v.text}: {v.message}")
+    return "\n".join(lines)
