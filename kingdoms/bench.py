@@ -109,7 +109,7 @@ def tool_latency(workdir: Path, months: int = 50) -> dict[str, Any]:
                     text = "\n".join(getattr(c, "text", "") for c in brief.content)
                     if month in (1, 50):
                         sizes[month] = len(text)
-                    decision = decide_orders(game, agent, "ai:standard")
+                    decision = decide_orders(game.observation(agent), "ai:standard")
                     orders = decision if isinstance(decision, str) else decision.orders
                     t0 = time.perf_counter()
                     await client.call_tool("issue_orders", {"orders": orders})

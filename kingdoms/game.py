@@ -17,19 +17,27 @@ from typing import Any
 
 from kingdoms import RULES_VERSION
 from kingdoms.engine.context import Event
-from kingdoms.engine.month import check_orders, resolve_month
+from kingdoms.engine.month import resolve_month
 from kingdoms.engine.victory import captures as captures_of
 from kingdoms.gamemap import GameMap
 from kingdoms.orders.models import ORDER_ADAPTER
 from kingdoms.orders.syntax import OrderError, ParsedOrder, format_order, parse_orders
 from kingdoms.state import GameState
 from kingdoms.storage import GameStore, StorageError
+from kingdoms.views.observation import Observation, observe
 
 DEFAULT_DEADLINE_S = 600.0
 
 #: Decides an AI seat's month: (game, kingdom id, controller name) -> orders text, or a Decision
 #: (kingdoms.ai.common: `.orders` text and an optional chronicle `.note`).
 AiDecider = Callable[["Game", str, str], Any]
+
+
+def ai_decide(game: Game, kingdom: str, controller: str) -> Any:
+    """The default AiDecider: the scripted ruler named by `controller`, given the seat's Observation."""
+    from kingdoms.ai import decide_orders
+
+    return decide_orders(game.observation(kingdom), controller)
 
 
 class GameError(Exception):
@@ -56,6 +64,7 @@ class Game:
         self.meta = meta
         self.map = GameMap.from_dict(meta["map"])
         self._cache: dict[int, GameState] = {}
+        self._observations: dict[tuple[int, str], Observation] = {}
         self.ai_decider: AiDecider | None = None
 
     # --- creating and opening -----------------------------------------------------------------------
@@ -109,6 +118,21 @@ class Game:
             self._cache[month] = cached
         return cached
 
+    def observation(self, kingdom: str, month: int | None = None) -> Observation:
+        """The kingdom's Observation of the state at `month` (default: the latest), with the events it was told
+        of in the month before (the final month's own, once the game is over). One per kingdom-month and state:
+        the AI, the briefing and every tool of the month share it."""
+        state = self.state(month)
+        key = (state.month, kingdom)
+        got = self._observations.get(key)
+        if got is None or not got.of(state):
+            told = state.month if state.finished else state.month - 1
+            got = observe(state, kingdom, self.events_seen_by(kingdom, told))
+            if len(self._observations) > 4 * max(1, len(state.kingdoms)):
+                self._observations.clear()
+            self._observations[key] = got
+        return got
+
     def seats(self) -> list[dict[str, Any]]:
         return self.store.seats()
 
@@ -148,7 +172,8 @@ class Game:
             raise GameError(f"you have already ended month {state.month}; wait for the next month")
         parsed = parse_orders(orders)
         good = [p for p in parsed if isinstance(p, ParsedOrder)]
-        checks = iter(check_orders(state, kingdom, self.queued(kingdom, state.month), [p.order for p in good]))
+        checks = iter(self.observation(kingdom).check_orders(self.queued(kingdom, state.month),
+                                                            [p.order for p in good]))
         verdicts: list[Verdict] = []
         for item in parsed:
             if isinstance(item, OrderError):
@@ -217,9 +242,7 @@ class Game:
     def play_ai_seats(self) -> None:
         """Let every AI seat that has not ended the open month give its orders and end it."""
         if self.ai_decider is None:
-            from kingdoms.ai import decide_orders
-
-            self.ai_decider = decide_orders
+            self.ai_decider = ai_decide
         state = self.state()
         if state.finished:
             return

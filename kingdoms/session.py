@@ -4,8 +4,8 @@ A Session serves one game file to its seats (the MCP server now; a replay viewer
 built-in model seat can use it unchanged). It owns the seat-facing policy: when a briefing has full rows, the
 window of results it reports, goal reviews, fast_forward (kept in the game file, so a restart carries it on),
 the deadline and AI seats (tick), order replies, the history (kingdoms.history) and the exports of a finished
-game (kingdoms.records). Every text is rendered from the seat's own KingdomView (kingdoms.views), so the fog
-holds here as everywhere. Refusals are SessionError, whose message is meant for the seat.
+game (kingdoms.records). Every text is rendered from the seat's one Observation of the month
+(Game.observation, kingdoms.views.observation), so the fog holds here as everywhere. Refusals are SessionError, whose message is meant for the seat.
 
 Thread-safe (one lock); several processes may serve one file, so each read goes to the file.
 """
@@ -25,7 +25,7 @@ from kingdoms.game import Game, GameError, Verdict
 from kingdoms.history import DISPATCH_CHARS, GOAL_CHARS, HISTORY_BUDGET, NOTE_CHARS, SeatFacts
 from kingdoms.records import write_record, write_replay
 from kingdoms.storage import StorageError
-from kingdoms.views import build_view, known_city, render, tile_view
+from kingdoms.views import render
 
 log = logging.getLogger("kingdoms.session")
 
@@ -148,42 +148,38 @@ class Session:
         month, or when the seat missed last month's; otherwise short rows (TOOLS-060/070, OPEN-5)."""
         with self.lock:
             g = self.game
-            state = g.state()
-            m = state.month
+            obs = g.observation(kingdom)
+            view = obs.view
+            m = obs.month
             start = int(g.meta.get("start_month", 1))
-            view = build_view(state, kingdom)
             seen = self.seen_months(kingdom)
             full = explicit or m == start or m % FULL_ROWS_EVERY == 0 or (m - 1) not in seen
             prev_view = None
             if not full:
                 try:
-                    prev_view = build_view(g.state(m - 1), kingdom)
+                    prev_view = g.observation(kingdom, m - 1).view
                 except StorageError:
                     full = True
             earlier = [s for s in seen if s < m]
             first = max(earlier) if earlier else start  # everything since the last briefing the seat saw
             first = max(first, start, m - RESULT_MONTHS)
-            last = m + 1 if state.finished else m  # a finished game's state keeps the final month's number
+            last = m + 1 if obs.finished else m  # a finished game's state keeps the final month's number
             results = [render.MonthResults(mm, g.store.outcomes(mm, kingdom), g.events_seen_by(kingdom, mm))
                        for mm in range(first, last)]
-            recent = results[-1].events if results else []
-            figures = render.own_figures(state, view, recent)
             goal, goal_month = self.goal_of(kingdom)
             review = None
-            over = state.finished or state.kingdoms[kingdom].eliminated
+            over = obs.finished or obs.eliminated
             if not over and (goal is None or (goal_month is not None and m - goal_month >= GOAL_REVIEW_EVERY)):
                 review = _goal_review_text()
             colonists = [u for u in view.units if u.type == "colonists"]
-            believed = render.believed_state(state, view)
-            colonist_sites = [(u, render.site_for(believed, view, u.q, u.r)) for u in colonists]
+            colonist_sites = [(u, obs.site(u.q, u.r)) for u in colonists]
             near = [(c.q, c.r) for c in view.cities] + [(u.q, u.r) for u in colonists]
-            sites = render.known_sites(state, view, near=near, radius=render.SITE_RADIUS,
-                                       limit=render.SITES_IN_BRIEFING)
+            sites = obs.sites(near=near, radius=render.SITE_RADIUS, limit=render.SITES_IN_BRIEFING)
             data = render.BriefingInput(
-                figures=figures, full_rows=full, prev_view=prev_view, goal=goal, goal_month=goal_month,
+                figures=obs.figures, full_rows=full, prev_view=prev_view, goal=goal, goal_month=goal_month,
                 goal_review=review, results=results, sites=sites, colonist_sites=colonist_sites,
-                headline=headline or self._headline(kingdom), landmarks=render.landmark_lines(state, view),
-                over=over, last_month=state.last_month,
+                headline=headline or self._headline(kingdom), landmarks=render.landmark_lines(obs),
+                over=over, last_month=obs.last_month,
             )
             return render.briefing(view, data)
 
@@ -216,15 +212,14 @@ class Session:
 
     def get_city(self, kingdom: str, city_id: int) -> str:
         with self.lock:
-            state = self.game.state()
-            view = build_view(state, kingdom)
+            obs = self.game.observation(kingdom)
+            view = obs.view
             own = next((c for c in view.cities if c.id == city_id), None)
             if own is not None:
-                figs = render.own_figures(state, view, self.game.events_seen_by(kingdom, state.month - 1))
-                return render.own_city_text(state, view, own, figs.cities[own.id])
+                return render.own_city_text(obs, own, obs.figures.cities[own.id])
             seen = view.city(city_id)
             if seen is None:
-                seen = known_city(state, kingdom, city_id)
+                seen = obs.known_city(city_id)
             if seen is None or not isinstance(seen, render.SeenCity):
                 ids = ", ".join(f"#{c.id} {c.name}" for c in view.cities)
                 raise SessionError(f"No city #{city_id} on your map. Your cities: {ids or 'none'}; other known "
@@ -233,21 +228,17 @@ class Session:
 
     def get_map(self, kingdom: str, center: tuple[int, int] | None, radius: int | None) -> str:
         with self.lock:
-            view = build_view(self.game.state(), kingdom)
+            view = self.game.observation(kingdom).view
         return render.map_text(view, center, radius)
 
     def inspect_tile(self, kingdom: str, q: int, r: int) -> str:
         with self.lock:
-            state = self.game.state()
-            view = build_view(state, kingdom)
-            tv = tile_view(state, kingdom, q, r, view)
-            return render.tile_text(state, view, tv)
+            obs = self.game.observation(kingdom)
+            return render.tile_text(obs, obs.tile(q, r))
 
     def get_sites(self, kingdom: str, limit: int) -> str:
         with self.lock:
-            state = self.game.state()
-            view = build_view(state, kingdom)
-            return render.sites_text(state, view, limit)
+            return render.sites_text(self.game.observation(kingdom), limit)
 
     def get_history(self, kingdom: str, month: int | None = None, before: int | None = None,
                     budget: int = HISTORY_BUDGET) -> str:
@@ -270,13 +261,12 @@ class Session:
 
     def _seat_facts(self, kingdom: str) -> SeatFacts:
         """The digest's head, from the seat's own view and notes."""
-        state = self.game.state()
+        obs = self.game.observation(kingdom)
         names = {s["kingdom"]: s["name"] for s in self.game.seats()}
         goal, goal_month = self.goal_of(kingdom)
-        view = build_view(state, kingdom)
-        standing = [f"#{u.id} {u.type}: {render.order_text(u.standing)}" for u in view.units if u.standing]
-        return SeatFacts(name=names.get(kingdom, kingdom), month=state.month, last_month=state.last_month,
-                         start=int(self.game.meta.get("start_month", 1)), finished=state.finished, goal=goal,
+        standing = [f"#{u.id} {u.type}: {render.order_text(u.standing)}" for u in obs.view.units if u.standing]
+        return SeatFacts(name=names.get(kingdom, kingdom), month=obs.month, last_month=obs.last_month,
+                         start=int(self.game.meta.get("start_month", 1)), finished=obs.finished, goal=goal,
                          goal_month=goal_month, standing=standing)
 
     def submit_dispatch(self, kingdom: str, report: str, final: bool) -> str:
@@ -390,10 +380,7 @@ class Session:
             ended = g.store.ended(m)
             if kingdom not in ended:
                 if g.store.fast_forward(kingdom) > 0:
-                    view = build_view(state, kingdom)
-                    events = g.events_seen_by(kingdom, m - 1)
-                    figs = render.own_figures(state, view, events)
-                    stops = render.fast_forward_stops(view, figs, events, state.last_month)
+                    stops = g.observation(kingdom).fast_forward_stops()
                     if not stops:
                         if g.store.skip_month(m, kingdom, time.time()):
                             self.record(kingdom, "fast_forward", f"month {m} ended for you by fast_forward: nothing "

@@ -650,18 +650,18 @@ class Renderer:
                           preview=True, end_turn=False, fast_forward=0)
 
     def _tiles(self, kingdom: str, tiles: list[tuple[int, int]]) -> dict[str, str]:
-        """inspect_tile for each tile: the Session's own method for a few, the same code with one view for the rest."""
-        from kingdoms.views import build_view, render, tile_view
+        """inspect_tile for each tile: the Session's own method for a few, the same code through the seat's one
+        Observation for the rest."""
+        from kingdoms.views import render
 
         d = self.session
         out: dict[str, str] = {}
-        state = d.game.state()
-        view = build_view(state, kingdom)
+        obs = d.game.observation(kingdom)
         for n, (q, r) in enumerate(tiles):
             if n < 8:
                 out[f"inspect_tile {q},{r}"] = self._call(d.inspect_tile, kingdom, q, r)
             else:
-                out[f"inspect_tile {q},{r}"] = render.tile_text(state, view, tile_view(state, kingdom, q, r, view))
+                out[f"inspect_tile {q},{r}"] = render.tile_text(obs, obs.tile(q, r))
         return out
 
     def commit_refusals(self, kingdom: str, state: GameState, ids: list[int], counts: Counts) -> tuple[str, int]:
@@ -1213,7 +1213,7 @@ async def play_and_check(spec: GameSpec, workdir: Path, *, counts: Counts, findi
     counts.games += 1
 
     def ai_for(k: str) -> str:
-        d = decide_orders(desk.game, k, f"ai:{levels[k]}")
+        d = decide_orders(desk.game.observation(k), f"ai:{levels[k]}")
         return d if isinstance(d, str) else d.orders
 
     def text_of(result: Any) -> tuple[bool, str]:

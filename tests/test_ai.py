@@ -22,6 +22,7 @@ from kingdoms.engine.visibility import can_see_unit
 from kingdoms.game import Game
 from kingdoms.scenario import build_state, resolve_scenario
 from kingdoms.state import GameState, QueueEntry
+from kingdoms.views import observe
 
 SEED = 11
 ROOT = Path(__file__).resolve().parent.parent
@@ -165,7 +166,7 @@ def test_standard_founds_a_city_raises_an_army_and_scouts(mixed_game: Played) ->
 def test_note_is_returned_with_the_orders(standard_game: Played) -> None:
     """decide_orders returns a Decision: orders in the short syntax and a one-line note for the chronicle."""
     game = standard_game.game
-    decision = decide_orders(game, "wei", "ai:standard")
+    decision = decide_orders(game.observation("wei"), "ai:standard")
     assert isinstance(decision, Decision)
     assert decision.note and "\n" not in decision.note
     for line in decision.orders.splitlines():
@@ -176,25 +177,17 @@ def test_note_is_returned_with_the_orders(standard_game: Played) -> None:
 # --- determinism -----------------------------------------------------------------------------------------------------
 
 
-class _Frozen:
-    """Stands in for the game service: the AI reads only `state()` (and nothing else) from it."""
-
-    def __init__(self, state: GameState) -> None:
-        self._state = state
-
-    def state(self) -> GameState:
-        return self._state
-
-
 @pytest.mark.parametrize("level", ["standard", "passive"])
 def test_same_view_same_orders(standard_game: Played, level: str) -> None:
-    """Deciding twice on the same state, or on a copy of it, gives the very same orders and note."""
+    """Deciding twice on the same observation, or on one of a copy of the state, gives the very same orders and note."""
     for month, state in standard_game.states.items():
         for kid in state.kingdoms:
-            a = LEVELS[level](_Frozen(state), kid)  # type: ignore[arg-type]
-            b = LEVELS[level](_Frozen(state.clone()), kid)  # type: ignore[arg-type]
-            c = LEVELS[level](_Frozen(GameState.from_dict(state.to_dict(), state.map)), kid)  # type: ignore[arg-type]
-            assert a == b == c, f"{level} {kid} month {month}"
+            obs = observe(state, kid)
+            a = LEVELS[level](obs)
+            again = LEVELS[level](obs)
+            b = LEVELS[level](observe(state.clone(), kid))
+            c = LEVELS[level](observe(GameState.from_dict(state.to_dict(), state.map), kid))
+            assert a == again == b == c, f"{level} {kid} month {month}"
 
 
 def test_reopened_game_decides_alike(standard_game: Played) -> None:
@@ -203,7 +196,8 @@ def test_reopened_game_decides_alike(standard_game: Played) -> None:
     again = Game.open(game.store.path)
     try:
         for kid in game.state().kingdoms:
-            assert decide_orders(game, kid, "ai:standard") == decide_orders(again, kid, "ai:standard")
+            assert (decide_orders(game.observation(kid), "ai:standard")
+                    == decide_orders(again.observation(kid), "ai:standard"))
     finally:
         again.close()
 
@@ -249,13 +243,13 @@ def _hide_and_change(state: GameState, kingdom: str) -> GameState:
 
 @pytest.mark.parametrize("level", ["standard", "passive"])
 def test_orders_ignore_what_the_kingdom_cannot_see(standard_game: Played, level: str) -> None:
-    """INTEL: an AI builds its picture from its own view only. Changing every hidden detail of its rivals
+    """INTEL: an AI builds its picture from its kingdom's Observation only. Changing every hidden detail of its rivals
     (troops out of sight, cities' granaries, stores, queues, militia, their map memory) changes nothing in
     its orders."""
     for month, state in standard_game.states.items():
         for kid in state.kingdoms:
-            before = LEVELS[level](_Frozen(state), kid)  # type: ignore[arg-type]
-            after = LEVELS[level](_Frozen(_hide_and_change(state, kid)), kid)  # type: ignore[arg-type]
+            before = LEVELS[level](observe(state, kid))
+            after = LEVELS[level](observe(_hide_and_change(state, kid), kid))
             assert before == after, f"{level} ruler of {kid} in month {month} read hidden state"
 
 

@@ -18,7 +18,7 @@ from kingdoms.gamemap import GameMap, Landmark
 from kingdoms.orders.models import ORDER_ADAPTER
 from kingdoms.orders.syntax import parse_order
 from kingdoms.state import Camp, GameState, General, Improvement, Kingdom, QueueEntry, StationedSpy, Unit
-from kingdoms.views import build_view, render, tile_view
+from kingdoms.views import build_view, observe, render
 
 GOLDEN = Path(__file__).parent / "golden"
 REGEN = bool(os.environ.get("KINGDOMS_REGEN_GOLDEN"))
@@ -196,20 +196,18 @@ def golden_results() -> list[render.MonthResults]:
 
 
 def golden_briefing(state: GameState, *, full_rows: bool = True, prev=None) -> str:
-    view = build_view(state, "wei")
     results = golden_results()
-    figures = render.own_figures(state, view, results[-1].events)
+    obs = observe(state, "wei", results[-1].events)
+    view = obs.view
     colonists = [u for u in view.units if u.type == "colonists"]
-    believed = render.believed_state(state, view)
     near = [(c.q, c.r) for c in view.cities] + [(u.q, u.r) for u in colonists]
     data = render.BriefingInput(
-        figures=figures, full_rows=full_rows, prev_view=prev, goal=(
+        figures=obs.figures, full_rows=full_rows, prev_view=prev, goal=(
             "Lead on captures by M90: hold Xinye with Xu Huang's heavy foot, catapults and spearmen breach "
             "Chengdu's palisade; then station spies in Jiangling."), goal_month=35, goal_review=None,
-        results=results, sites=render.known_sites(state, view, near=near, radius=render.SITE_RADIUS,
-                                                  limit=render.SITES_IN_BRIEFING),
-        colonist_sites=[(u, render.site_for(believed, view, u.q, u.r)) for u in colonists],
-        landmarks=render.landmark_lines(state, view),
+        results=results, sites=obs.sites(near=near, radius=render.SITE_RADIUS, limit=render.SITES_IN_BRIEFING),
+        colonist_sites=[(u, obs.site(u.q, u.r)) for u in colonists],
+        landmarks=render.landmark_lines(obs),
     )
     return render.briefing(view, data)
 
@@ -298,10 +296,10 @@ def test_print_sizes(state: GameState, capsys: pytest.CaptureFixture[str]) -> No
 
 def test_tools_120_get_city_own_and_rival(state: GameState) -> None:
     """TOOLS-120: an own city in full with build options and months; a rival city as known, with the spy report."""
-    view = build_view(state, "wei")
-    figs = render.own_figures(state, view)
+    obs = observe(state, "wei")
+    view = obs.view
     xuchang = view.cities[0]
-    text = render.own_city_text(state, view, xuchang, figs.cities[xuchang.id])
+    text = render.own_city_text(obs, xuchang, obs.figures.cities[xuchang.id])
     assert text.startswith("#1 Xuchang (2,3) [capital] — 42,000 people")
     assert "QUEUE\n1. spearman:2,000\n2. cavalry:1,000" in text
     assert "forge 80 prod" in text and "cavalry 16 prod per 1,000 men (stable)" in text
@@ -316,18 +314,17 @@ def test_tools_120_get_city_own_and_rival(state: GameState) -> None:
 
 def test_tools_100_110_090_map_tile_and_sites(state: GameState) -> None:
     """TOOLS-090/100/110, OPEN-89: the map marks own and foreign things; a tile tells what is known; sites rank."""
-    view = build_view(state, "wei")
-    text = render.map_text(view, (4, 10), 2)
+    obs = observe(state, "wei")
+    text = render.map_text(obs.view, (4, 10), 2)
     assert "* #6 Xinye (4,10) (yours)" in text and "x #30 Shu Han cavalry medium (5,11)" in text
     row10 = next(line for line in text.splitlines() if line.startswith("r 10"))
     assert "*" in row10
-    tv = tile_view(state, "wei", 5, 11, view)
-    text = render.tile_text(state, view, tv)
+    text = render.tile_text(obs, obs.tile(5, 11))
     assert "Units: #30 Shu Han cavalry medium" in text
-    far = render.tile_text(state, view, tile_view(state, "wei", 20, 1, view))
+    far = render.tile_text(obs, obs.tile(20, 1))
     assert "unexplored" in far
-    sites = render.known_sites(state, view, limit=50)
+    sites = obs.sites(limit=50)
     feeds = [s.feeds for s in sites]
     assert feeds == sorted(feeds, reverse=True) and len(sites) > 3
-    text = render.sites_text(state, view, 5)
+    text = render.sites_text(obs, 5)
     assert text.count("\n") >= 6 and "1. (" in text

@@ -12,10 +12,13 @@
    where, before the fix: 0a72f1d attack estimates, 5636400 checks on the believed board) and of the rules it
    relies on.
 4. Cross-seat security: a seat's token never reads or acts for another seat (in memory and over HTTP).
+5. The observation boundary, by structure: no view or AI module but views.observation (and the view builder
+   it calls) imports the true-state types or the game service, nor reads an Observation's private state.
 """
 
 from __future__ import annotations
 
+import ast
 import os
 import socket
 import subprocess
@@ -633,7 +636,87 @@ async def test_http_the_seat_follows_the_token_not_the_session(tmp_path: Path) -
 
 
 # =============================================================================================================
-# 5. The long campaign (opt-in: pytest -m slow)
+# 5. The observation boundary
+# =============================================================================================================
+
+#: Modules that hold or hand out the true state: only views.observation (and kingdom_view, the view builder it
+#: calls) may import them among the views and the AI rulers.
+TRUE_STATE_MODULES = ("kingdoms.state", "kingdoms.game", "kingdoms.storage", "kingdoms.session", "kingdoms.server")
+#: The view modules allowed to read the true state: the boundary itself.
+BOUNDARY = ("observation.py", "kingdom_view.py")
+
+
+def boundary_breaches(source: str) -> list[str]:
+    """Every import of a true-state module (anywhere: module level, a function, a TYPE_CHECKING block) and every
+    read of an Observation's private `_state` in a module's source, as "line: what"."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+        elif isinstance(node, ast.Attribute) and node.attr == "_state":
+            found.append(f"{node.lineno}: reads ._state")
+        for name in names:
+            if any(name == m or name.startswith(m + ".") for m in TRUE_STATE_MODULES):
+                found.append(f"{node.lineno}: imports {name}")
+                break
+    return found
+
+
+def test_boundary_check_finds_every_kind_of_breach() -> None:
+    """The structural check below is not vacuous: it finds a module-level, a from-, a deferred and a type-only
+    import of the state or the game, and a read of an Observation's private state."""
+    source = (
+        "from typing import TYPE_CHECKING\nimport kingdoms.state\nfrom kingdoms import ruledata\n"
+        "from kingdoms import game\nif TYPE_CHECKING:\n    from kingdoms.state import GameState\n"
+        "def f(obs):\n    from kingdoms.game import Game\n    return obs._state\n"
+    )
+    assert [b.split(":")[0] for b in boundary_breaches(source)] == ["2", "4", "6", "8", "9"]
+    assert boundary_breaches("from kingdoms.views.observation import Observation\nimport kingdoms.gamemap\n") == []
+
+
+def test_views_and_ai_read_only_the_observation() -> None:
+    """INTEL-010, issue 15: no module under kingdoms/views (but the observation and its view builder) and none under
+    kingdoms/ai imports the true-state types or the game service, or reads an Observation's private state: what a
+    seat, an AI or a viewer is shown can only come through the Observation."""
+    pkg = ROOT / "kingdoms"
+    checked = 0
+    breaches: dict[str, list[str]] = {}
+    for path in sorted((pkg / "views").glob("*.py")) + sorted((pkg / "ai").glob("*.py")):
+        if path.parent.name == "views" and path.name in BOUNDARY:
+            continue
+        checked += 1
+        got = boundary_breaches(path.read_text(encoding="utf-8"))
+        if got:
+            breaches[str(path.relative_to(ROOT))] = got
+    assert checked >= 6  # views: __init__, common, render; ai: __init__, common, passive, standard
+    assert breaches == {}
+
+
+def test_city_450_held_land_in_sight_blocks_a_site_without_naming_its_city() -> None:
+    """CITY-450, INTEL-010: land in sight held by a city the kingdom does not know (its centre out of sight, never
+    seen) still blocks a site beside it, and the observation tells whose land it is but not which city's."""
+    from kingdoms.views import observe, render
+
+    s = world()
+    city(s, "wei", 2, 2, capital=True)
+    shu = city(s, "shu", 7, 5, name="Qxhidden")
+    unit(s, "wei", "levy", 4, 5, men=3000, rations=12.0)
+    assert not _unseen(s, "wei", 6, 5) and _unseen(s, "wei", 7, 5)
+    obs = observe(s, "wei")
+    i = s.map.index(6, 5)
+    assert obs.land.held[i] and obs.land.holder[i] == "shu" and i not in obs.land.city
+    assert obs.known_city(shu.id) is None
+    assert obs.site(5, 5) is None and obs.founding_problem(5, 5) is not None
+    assert obs.site(4, 3) is not None  # open land, nothing held on or beside it
+    text = render.tile_text(obs, obs.tile(6, 5))
+    assert "Land of Shu Han" in text and "Qxhidden" not in text and f"#{shu.id}" not in text
+
+
+# =============================================================================================================
+# 6. The long campaign (opt-in: pytest -m slow)
 # =============================================================================================================
 
 

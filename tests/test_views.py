@@ -21,7 +21,7 @@ from kingdoms.engine.sight import compute_sight
 from kingdoms.engine.visibility import can_see_unit
 from kingdoms.gamemap import GameMap
 from kingdoms.state import Camp, GameState, General, Improvement, QueueEntry, StationedSpy
-from kingdoms.views import build_view, build_views, known_city, tile_view, visible_unit_ids
+from kingdoms.views import build_view, build_views, observe, visible_unit_ids
 
 from .intel_helpers import city, ctx_of, kingdom, unit, world
 
@@ -164,7 +164,7 @@ def test_vic_130_ruin_known_to_all_from_month_one():
     view = build_view(s, "wei")
     assert view.ruin is not None
     assert (view.ruin.city_id, view.ruin.q, view.ruin.r, view.ruin.holder) == (ruin.id, 9, 7, "bandits")
-    assert known_city(s, "wei", ruin.id) is not None
+    assert observe(s, "wei").known_city(ruin.id) is not None
     assert view.foreign_cities == []  # its walls and troops still need sight
 
 
@@ -243,19 +243,19 @@ def test_map_190_explored_terrain_rows():
     assert view.terrain_rows[0] == "  GG    "
     assert view.terrain_rows[1] == " GGg    "
     assert view.terrain_rows[3] == "        "
-    info = tile_view(s, "wei", 3, 1)
+    info = observe(s, "wei").tile(3, 1)
     assert (info.explored, info.visible, info.terrain, info.river) == (True, True, "grassland", True)
-    assert tile_view(s, "wei", 6, 3).terrain is None
+    assert observe(s, "wei").tile(6, 3).terrain is None
 
 
 def test_intel_050_known_city_for_orders():
-    """INTEL-050, COMBAT-380: known_city gives the view's record of a city, None for an unknown one."""
+    """INTEL-050, COMBAT-380: Observation.known_city gives the view's record of a city, None for an unknown one."""
     s, x = secret_world()
-    assert known_city(s, "wei", x["shu_cap"].id) is None
-    own = known_city(s, "wei", x["wei_cap"].id)
+    assert observe(s, "wei").known_city(x["shu_cap"].id) is None
+    own = observe(s, "wei").known_city(x["wei_cap"].id)
     assert own is not None and own.name == "Xuchang"
     unit(s, "wei", "scout", 10, 8)
-    rec = known_city(s, "wei", x["shu_cap"].id)
+    rec = observe(s, "wei").known_city(x["shu_cap"].id)
     assert rec is not None and rec.in_sight and rec.troops == "medium"
 
 

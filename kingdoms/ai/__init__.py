@@ -1,7 +1,8 @@
-"""Scripted AI rulers: they read their kingdom's own view and answer in the order language, like an agent.
+"""Scripted AI rulers: they read their kingdom's Observation and answer in the order language, like an agent.
 
-`decide_orders(game, kingdom, controller)` is the entry point the game service calls for AI seats; it
-returns a `Decision`: the month's orders (short syntax, one a line) and an optional chronicle note.
+`decide_orders(observation, controller)` is the entry point the game service calls for AI seats (with the
+seat's Observation of the open month, kingdoms.views.observation); it returns a `Decision`: the month's
+orders (short syntax, one a line) and an optional chronicle note. An AI never sees the game state.
 Controllers are named "ai:LEVEL" (plain "ai" means the default level, `standard`).
 
 Levels:
@@ -12,18 +13,15 @@ Levels:
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from kingdoms.ai import passive, standard
 from kingdoms.ai.common import Decision
-
-if TYPE_CHECKING:
-    from kingdoms.game import Game
+from kingdoms.views.observation import Observation
 
 DEFAULT_LEVEL = "standard"
 
-#: AI levels by name: each takes (game, kingdom id) and returns the month's Decision.
-LEVELS: dict[str, Callable[[Game, str], Decision]] = {
+#: AI levels by name: each takes the kingdom's Observation and returns the month's Decision.
+LEVELS: dict[str, Callable[[Observation], Decision]] = {
     "passive": passive.decide,
     "standard": standard.decide,
 }
@@ -38,9 +36,9 @@ def level_of(controller: str) -> str:
     return level
 
 
-def decide_orders(game: Game, kingdom: str, controller: str) -> Decision:
-    """The AI seat's orders (and chronicle note) for the open month."""
-    return LEVELS[level_of(controller)](game, kingdom)
+def decide_orders(obs: Observation, controller: str) -> Decision:
+    """The AI seat's orders (and chronicle note) for the observed month."""
+    return LEVELS[level_of(controller)](obs)
 
 
 __all__ = ["DEFAULT_LEVEL", "LEVELS", "Decision", "decide_orders", "level_of"]

@@ -1,14 +1,13 @@
 """What every scripted ruler stands on: its kingdom's picture of the world, map analysis and order writing.
 
-An AI sees only what its kingdom may see (the fog rules of kingdoms.views). `Picture` is built from the
-kingdom's view (`build_view`): its own cities and units in full, foreign things only as seen or remembered,
-terrain only where explored. Besides the view it reads the game state for its *own* affairs alone — the land
-its own cities hold and the economy calculators run on its own cities — never another kingdom's units,
-cities, queues or granaries.
+An AI sees only what its kingdom may see: `Picture` is built from the kingdom's Observation
+(kingdoms.views.observation) alone — its view (own cities and units in full, foreign things only as seen or
+remembered, terrain only where explored), the land it can tell is held, and the economy of its own cities
+run on its believed board. It never reads the game state.
 
 Static map facts (neighbours, terrain arrays) are analysed once per map and cached; everything else is worked
-out afresh each month from the view, so the same view always gives the same orders (no memory, no clock, no
-unseeded randomness).
+out afresh each month from the observation, so the same observation always gives the same orders (no memory,
+no clock, no unseeded randomness).
 """
 
 from __future__ import annotations
@@ -16,7 +15,6 @@ from __future__ import annotations
 import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -24,11 +22,8 @@ from kingdoms import ruledata as rd
 from kingdoms.engine.sight import hex_to_mask
 from kingdoms.gamemap import GameMap
 from kingdoms.hexgrid import Tile
-from kingdoms.state import City, GameState
-from kingdoms.views.kingdom_view import KingdomView, OwnCity, OwnUnit, SeenCity, SeenUnit, build_view
-
-if TYPE_CHECKING:
-    from kingdoms.game import Game
+from kingdoms.views.kingdom_view import OwnCity, OwnUnit, SeenCity, SeenUnit
+from kingdoms.views.observation import Observation
 
 INF = 1.0e9
 
@@ -222,15 +217,16 @@ def components(mi: MapInfo, open_: np.ndarray) -> np.ndarray:
 
 
 class Picture:
-    """One kingdom's knowledge this month, from its view plus its own land; the only input of an AI's choices."""
+    """One kingdom's knowledge this month, from its Observation; the only input of an AI's choices."""
 
-    def __init__(self, state: GameState, view: KingdomView) -> None:
+    def __init__(self, obs: Observation) -> None:
+        view = obs.view
+        self.obs = obs
         self.view = view
         self.kingdom = view.kingdom
         self.month = view.month
-        self.seed = int(state.seed)  # the game's public seed: a source of variety that every seat may use
-        self.mi = mi = map_info(state.map)
-        self._state = state  # read for the kingdom's own land and own cities only
+        self.seed = obs.seed  # the game's public seed: a source of variety that every seat may use
+        self.mi = mi = map_info(obs.map)
         n = mi.n
         self.explored = hex_to_mask(view.explored, n)
         self.visible = hex_to_mask(view.visible, n)
@@ -238,21 +234,16 @@ class Picture:
         self.city_by_id = {c.id: c for c in self.cities}
         self.units: list[OwnUnit] = list(view.units)
         self.unit_by_id = {u.id: u for u in self.units}
-        own_ids = np.array([c.id for c in self.cities], dtype=np.int32)
-        owner = state.owner
-        self.own_land = np.isin(owner, own_ids) if own_ids.size else np.zeros(n, dtype=bool)
-        self.land_city = np.where(self.own_land, owner, -1)
+        land = obs.land
+        self.own_land = land.own_city >= 0
+        self.land_city = land.own_city
         # Foreign land: what is in sight now, plus a ring around each remembered foreign city.
-        self.foreign_land = self.visible & (owner >= 0) & ~self.own_land
+        self.foreign_land = land.held & ~self.own_land
         self.foreign_holder: dict[int, str] = {}
-        visible_foreign = np.flatnonzero(self.foreign_land)
         city_owner = {c.id: c.owner for c in view.foreign_cities}
-        for i in visible_foreign.tolist():
-            cid = int(owner[i])
-            holder = city_owner.get(cid)
-            if holder is None:
-                holder = self._holder_of_visible(cid)
-            self.foreign_holder[i] = holder
+        for i in np.flatnonzero(self.foreign_land).tolist():
+            # the owner as the kingdom's map records the city, else the holder the tile shows
+            self.foreign_holder[i] = city_owner.get(land.city.get(i, -1)) or land.holder[i]
         # Foreign camps (in sight or remembered): a camp of a kingdom at peace is closed like its land, even one
         # standing on land that has since become ours (DIPLO-020).
         self.camp_owner: dict[int, str] = {}
@@ -292,48 +283,15 @@ class Picture:
             self.city_at[mi.index(c.q, c.r)] = c
         self._outputs: dict[object, object] = {}
 
-    def _holder_of_visible(self, city_id: int) -> str:
-        """Owner of a city whose land is in sight (shown on the map as whose land it is)."""
-        city = self._state.cities.get(city_id)
-        return city.owner if city is not None else rd.BANDITS
+    # --- own cities through the economy calculators (the observation's, on the believed board) -----------------
 
-    # --- own cities through the economy calculators ----------------------------------------------------------
-
-    def own_city(self, city_id: int) -> City:
-        """The state record of one of the kingdom's own cities (own affairs are never fogged)."""
-        city = self._state.cities[city_id]
-        assert city.owner == self.kingdom, "an AI reads only its own cities"
-        return city
-
-    def output(self, city_id: int, focus: str | None = None):  # -> CityOutlook
-        """The month of an own city under a focus (harvest, production, growth...): economy.city_output."""
-        from kingdoms.engine import economy as eco
-
-        city = self.own_city(city_id)
-        key = (city_id, focus or city.focus)
-        got = self._outputs.get(key)
-        if got is None:
-            got = self._outputs[key] = eco.city_output(self._state, city, focus, board=self._board())
-        return got
-
-    def _board(self):  # -> economy.Board
-        """The economy's index of the board (land by city, troops by tile), built once a month; the AI reads it
-        only through its own cities (their land and the troops standing on it, all in its sight)."""
-        from kingdoms.engine import economy as eco
-
-        got = self._outputs.get("board")
-        if got is None:
-            got = self._outputs["board"] = eco.Board.of(self._state)
-        return got
+    def output(self, city_id: int, focus: str | None = None):  # -> economy.CityOutlook
+        """The month of an own city under a focus (harvest, production, growth...): Observation.city_output."""
+        return self.obs.city_output(city_id, focus)
 
     def free_sites(self, city_id: int, kind: str) -> list[Tile]:
-        from kingdoms.engine import economy as eco
-
-        key = ("sites", city_id, kind)
-        got = self._outputs.get(key)
-        if got is None:
-            got = self._outputs[key] = eco.free_sites(self._state, self.own_city(city_id), kind, board=self._board())
-        return list(got)  # type: ignore[arg-type]
+        """Improvement sites of an own city, best first: Observation.free_sites."""
+        return self.obs.free_sites(city_id, kind)
 
     def upkeep(self) -> float:
         """The kingdom's army upkeep a month (own troops)."""
@@ -466,10 +424,9 @@ def slot_of_type(unit_type: str) -> str:
     return "troop" if spec.kind == "troop" else "civilian"
 
 
-def picture_for(game: Game, kingdom: str) -> Picture:
-    """The kingdom's picture at the open month, built from its fog-filtered view."""
-    state = game.state()
-    return Picture(state, build_view(state, kingdom))
+def picture_for(obs: Observation) -> Picture:
+    """The kingdom's picture at the observed month."""
+    return Picture(obs)
 
 
 # --- writing orders ------------------------------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 """The passive AI: it grows its cities, walls them and keeps a garrison of spearmen; it never attacks.
 
-Each month, from its kingdom's own view only: a food focus while a city is well below what its land feeds
+Each month, from its kingdom's observation only: a food focus while a city is well below what its land feeds
 (balanced once near it); queues refilled in a fixed order of need — palisade, granary, farms on worked tiles,
 barracks, stone walls, a spearman garrison sized to the city (and to what production can pay in upkeep), more
 farms; the starting levies give way to spearmen once there are enough; troops hold (fortified). It never
@@ -9,13 +9,9 @@ declares war, never marches out and founds no cities.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from kingdoms import ruledata as rd
 from kingdoms.ai.common import Decision, Picture, available_verbs, entry_spec, item_name, picture_for
-
-if TYPE_CHECKING:
-    from kingdoms.game import Game
+from kingdoms.views.observation import Observation
 
 #: Queue length kept ahead.
 QUEUE_AHEAD = 3
@@ -142,10 +138,9 @@ def troop_orders(pic: Picture, verbs: frozenset[str]) -> list[str]:
     return orders
 
 
-def decide(game: Game, kingdom: str) -> Decision:
-    """The passive ruler's month."""
-    pic = picture_for(game, kingdom)
-    return decide_picture(pic)
+def decide(obs: Observation) -> Decision:
+    """The passive ruler's month, from its kingdom's observation."""
+    return decide_picture(picture_for(obs))
 
 
 def decide_picture(pic: Picture) -> Decision:

@@ -1,7 +1,7 @@
 """The standard AI: a ruler that expands, arms, takes the Ruin and goes to war for captures.
 
 Everything is decided afresh each month from the kingdom's own picture (kingdoms.ai.common.Picture, built from
-its fog-filtered view): no memory between months, so the same view always gives the same orders. A game's
+its Observation): no memory between months, so the same observation always gives the same orders. A game's
 `Temperament` (margins, growth appetite, city count, war budget) is drawn from the public game seed and the
 kingdom, for variety between games. The month, in order:
 
@@ -36,7 +36,6 @@ from __future__ import annotations
 import math
 import zlib
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -57,9 +56,7 @@ from kingdoms.ai.common import (
 from kingdoms.ai.passive import keep_head
 from kingdoms.engine.sight import neighbourhood
 from kingdoms.views.kingdom_view import OwnCity, OwnUnit, SeenCity
-
-if TYPE_CHECKING:
-    from kingdoms.game import Game
+from kingdoms.views.observation import Observation
 
 QUEUE_AHEAD = 3
 #: Share of the kingdom's output its army's upkeep may take: at peace, and while a siege is planned or on.
@@ -88,9 +85,9 @@ class Temperament:
         return cls(margin=1.05 + 0.2 * a, growth=2.0 + 1.0 * b, cities=4 + c % 3, war_share=0.72 + 0.12 * d)
 
 
-def decide(game: Game, kingdom: str) -> Decision:
-    """The standard ruler's month."""
-    return Ruler(picture_for(game, kingdom)).decide()
+def decide(obs: Observation) -> Decision:
+    """The standard ruler's month, from its kingdom's observation."""
+    return Ruler(picture_for(obs)).decide()
 
 
 @dataclass(slots=True)

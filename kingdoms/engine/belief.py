@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kingdoms.engine.sight import sight_of
+from kingdoms.engine.sight import Sight, sight_of
 from kingdoms.engine.visibility import (
     can_see_unit,
     has_fresh_report,
@@ -21,9 +21,12 @@ from kingdoms.engine.visibility import (
 from kingdoms.state import GameState
 
 
-def believed_state(state: GameState, kingdom: str) -> GameState:
-    """A scratch copy of `state` holding only what `kingdom` knows now (its own affairs in full)."""
-    sight = sight_of(state, kingdom)
+def believed_state(state: GameState, kingdom: str, sight: Sight | None = None) -> GameState:
+    """A scratch copy of `state` holding only what `kingdom` knows now (its own affairs in full).
+
+    `sight`: the kingdom's sight of `state` when the caller has it already (views.observation shares one).
+    """
+    sight = sight or sight_of(state, kingdom)
     board = state.clone()
     gm = board.map
     # Foreign units: only those in sight; what is not watched keeps only what a rival sees (INTEL-020/040).

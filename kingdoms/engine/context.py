@@ -27,7 +27,14 @@ class Event:
     data: dict[str, Any] = field(default_factory=dict)
 
     def seen_by(self, kingdom: str) -> bool:
-        return self.audience is None or kingdom in self.audience
+        """True when `kingdom` is told of this event (a public one, or one it is in the audience of)."""
+        return told_to(self.audience, kingdom)
+
+
+def told_to(audience: list[str] | None, kingdom: str) -> bool:
+    """True when an event with `audience` (None: everyone) is told to `kingdom`; stored events keep the same
+    audience, so views.observation filters them with this very test."""
+    return audience is None or kingdom in audience
 
 
 @dataclass(slots=True)

@@ -208,8 +208,13 @@ def check_orders(state: GameState, kingdom: str, queued: list[Any], new: list[An
     Nothing is changed in `state`. The scratch board is the kingdom's believed board (engine.belief): every
     verdict and preview is built from what it may know. Accepted orders report what they would do.
     """
+    return check_orders_on(believed_state(state, kingdom), kingdom, queued, new)
+
+
+def check_orders_on(scratch: GameState, kingdom: str, queued: list[Any], new: list[Any]) -> list[CheckResult]:
+    """`check_orders` on a believed board the caller hands over to be used up (a fresh one, or a clone of one
+    it keeps: views.observation checks every order of a kingdom-month on clones of its one believed board)."""
     load_areas()
-    scratch = believed_state(state, kingdom)
     ctx = MonthContext(scratch, scratch=True)
     ctx.acting = kingdom
     for order in queued:

@@ -5,7 +5,8 @@ know (INTEL-010..220, OPEN-30/49/50/51/90): its own cities, troops, generals, ca
 full; public knowledge (kingdoms, capture counts and the lead, VIC-140/160; the Ruin, VIC-130; wars,
 DIPLO-130; military buildings, BUILD-060); foreign units, cities and camps in sight as the rules show them;
 what it remembers of things out of sight, with the month seen (MAP-190); its explored map; its spy reports.
-Briefings, tools, previews and error texts are built from this view, never from the state.
+It is built by views.observation, the one door from the state to a seat: briefings, tools and the AI
+read it there, with the rest of what the kingdom may know.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import numpy as np
 
 from kingdoms import ruledata as rd
 from kingdoms.engine.sight import Sight, compute_sight, hex_to_mask, mask_to_hex
-from kingdoms.engine.visibility import can_see_unit, known_city_tile, seen_now, walls_state
+from kingdoms.engine.visibility import seen_now, walls_state
 from kingdoms.gamemap import GameMap
 from kingdoms.state import City, GameState, Unit
 
@@ -543,55 +544,6 @@ def visible_unit_ids(view: KingdomView) -> set[int]:
     return ids
 
 
-def known_city(state: GameState, kingdom: str, city_id: int) -> OwnCity | SeenCity | None:
-    """What `kingdom` knows of city `city_id` (own in full, foreign as seen or remembered), None if unknown."""
-    tile = known_city_tile(state, kingdom, city_id)
-    if tile is None:
-        return None
-    city = state.cities.get(city_id)
-    if city is not None and city.owner == kingdom:
-        units_here = sorted((u for u in state.units.values() if u.owner == kingdom and u.tile == city.tile),
-                            key=lambda u: u.id)
-        return _own_city(state, city, units_here)
-    sight = compute_sight(state, [kingdom])[kingdom]
-    if city is not None and sight.sees(state.map, city.q, city.r):
-        for rec in seen_now(state, kingdom, sight).cities:
-            if rec["id"] == city_id:
-                return _seen_city(rec, True)
-    rec = (state.kingdoms[kingdom].memory.get("cities") or {}).get(str(city_id))
-    if rec is not None:
-        return _seen_city(rec, False)
-    if city is not None:  # the Ruin, or a city holding one of its spies: public / reported facts only
-        return SeenCity(city.id, city.name, city.owner, city.q, city.r, None, None, None, None, city.is_ruin, None,
-                        state.month, False)
-    return None
-
-
-def tile_view(state: GameState, kingdom: str, q: int, r: int, view: KingdomView | None = None) -> TileView:
-    """What `kingdom` knows of tile (q, r): terrain if explored, holder and units if in sight (inspect_tile)."""
-    gm = state.map
-    i = gm.index(q, r)
-    if i < 0:
-        return TileView(q, r, False, False, None, None, None, None, None, None, [])
-    sight = compute_sight(state, [kingdom])[kingdom]
-    kd = state.kingdoms[kingdom]
-    explored = bool(sight.visible[i]) or bool(hex_to_mask(kd.memory.get("explored", ""), gm.size)[i])
-    vis = bool(sight.visible[i])
-    if not explored:
-        return TileView(q, r, False, False, None, None, None, None, None, None, [])
-    mark = gm.landmark_at(q, r)
-    holder = city_id = None
-    cid = int(state.owner[i])
-    if vis and cid >= 0:
-        holder = state.cities[cid].owner
-        if known_city_tile(state, kingdom, cid, sight) is not None:
-            city_id = cid
-    units = [u.id for u in sorted(state.units.values(), key=lambda u: u.id)
-             if u.q == q and u.r == r and can_see_unit(state, kingdom, u, sight)]
-    return TileView(q, r, True, vis, rd.TERRAINS[int(gm.terrain[i])].name, bool(gm.river[i]), bool(gm.bridge[i]),
-                    mark.name if mark else None, holder, city_id, units)
-
-
 __all__ = [
     "KingdomInfo",
     "KingdomView",
@@ -609,8 +561,5 @@ __all__ = [
     "TileView",
     "build_view",
     "build_views",
-    "can_see_unit",
-    "known_city",
-    "tile_view",
     "visible_unit_ids",
 ]

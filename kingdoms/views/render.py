@@ -1,24 +1,15 @@
-"""Texts a seat reads, rendered from its KingdomView: the briefing, get_city, get_map, inspect_tile, get_sites.
+"""Texts a seat reads, rendered from its Observation: the briefing, get_city, get_map, inspect_tile, get_sites.
 
 Layout lives in Jinja templates (briefing_templates/*.j2, autoescape off, trim_blocks); this module turns the
-view into short, numbered lines for them. Two inputs besides the view are allowed, and both stay inside
-the fog:
-
-- `OwnFigures`: the economy of the kingdom's OWN cities (harvest, production, growth under each focus, land,
-  queue timing), from kingdoms.engine.economy. A kingdom's own affairs are never fogged; nothing foreign is
-  read except the enemy troops standing on its own land, which it always sees (INTEL-010).
-- `believed_state`: for CITY SITES, get_sites and inspect_tile, a copy of the state whose tile ownership is
-  what the kingdom can see now (its explored map, land in sight); unseen land counts as free and foreign
-  cities are never named unless the view knows them.
+kingdom's Observation (views.observation) into short, numbered lines for them: its KingdomView, its own
+cities' figures (`OwnFigures`, the economy run on its believed board), its city sites and the tiles as it
+knows them. Nothing here reads the game state: what a text may say is what the observation holds.
 
 Written for a model reading cold: compact lines, numbers with units, ids wherever an order needs one.
 """
 
 from __future__ import annotations
 
-import copy
-import math
-from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -29,15 +20,29 @@ import numpy as np
 
 from kingdoms import ruledata as rd
 from kingdoms.hexgrid import Tile, distance
-from kingdoms.state import GameState
+from kingdoms.views.common import (  # noqa: F401  (re-exported: the texts' number formats and view lookups)
+    BATTLE_KINDS,
+    at_war,
+    f1,
+    idle_units,
+    kingdom_names,
+    num,
+    signed,
+    strike_threats,
+    tile,
+)
 from kingdoms.views.kingdom_view import KingdomView, OwnCity, OwnUnit, SeenCity, SeenUnit, TileView
+from kingdoms.views.observation import (  # noqa: F401  (re-exported for the texts' callers)
+    CityFigures,
+    Observation,
+    OwnFigures,
+    QueueHead,
+    Site,
+    months_to_finish,
+)
 
 TEMPLATE_DIR = Path(__file__).resolve().parents[2] / "briefing_templates"
 
-#: Event kinds that are battles or blows (listed first among last month's events).
-BATTLE_KINDS = ("field", "battle", "assault", "siege", "volley", "city_attacked", "bandit_strike", "towers", "rout",
-                "pillage", "pillaged", "city_captured", "city_taken", "city_lost", "kingdom_eliminated", "war",
-                "sabotage", "camp_seized", "camp_burned", "wagon_captured", "general_defected", "troop_destroyed")
 #: Event kinds too routine to list when the briefing is short of room (they are counted instead).
 ROUTINE_KINDS = ("land_claimed", "built", "recruited", "wagon_unloaded", "general_moved")
 #: Verbs whose accepted orders are routine in a compact reply (TOOLS-400): counted, not listed.
@@ -83,60 +88,8 @@ def render_template(name: str, **data: Any) -> str:
 
 
 # =============================================================================================================
-# Number formats
-# =============================================================================================================
-
-
-def num(x: float | int | None) -> str:
-    """A whole number with thousands separators (people, men)."""
-    if x is None:
-        return "?"
-    return f"{int(round(x)):,}"
-
-
-def f1(x: float | None) -> str:
-    """A decimal to one place, trailing .0 dropped (grain, production)."""
-    if x is None:
-        return "?"
-    v = round(float(x), 1)
-    if v == int(v):
-        return f"{int(v):,}"
-    return f"{v:,.1f}"
-
-
-def signed(x: float) -> str:
-    """A change with its sign: +3.5, -2, +0."""
-    v = round(float(x), 1)
-    body = f1(abs(v))
-    return f"-{body}" if v < 0 else f"+{body}"
-
-
-def tile(t: Sequence[int]) -> str:
-    return f"({t[0]},{t[1]})"
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
-
-
-# =============================================================================================================
 # Names and lookups on the view
 # =============================================================================================================
-
-
-def kingdom_names(view: KingdomView) -> dict[str, str]:
-    names = {k.id: k.name for k in view.kingdoms}
-    names[rd.BANDITS] = "bandits"
-    return names
-
-
-def at_war(view: KingdomView, other: str) -> bool:
-    """True when the view's kingdom fights `other` (bandits always)."""
-    if other == view.kingdom:
-        return False
-    if other == rd.BANDITS:
-        return True
-    return sorted((view.kingdom, other)) in [sorted(p) for p in view.wars]
 
 
 def _index(view: KingdomView, q: int, r: int) -> int:
@@ -144,12 +97,6 @@ def _index(view: KingdomView, q: int, r: int) -> int:
     if not (0 <= r < view.height and 0 <= c < view.width):
         return -1
     return r * view.width + c
-
-
-def _tile_of(view: KingdomView, i: int) -> Tile:
-    r = i // view.width
-    c = i % view.width
-    return (c - (r - (r & 1)) // 2, r)
 
 
 @dataclass(slots=True)
@@ -165,17 +112,6 @@ def masks(view: KingdomView) -> _Masks:
     return _Masks(hex_to_mask(view.explored, n), hex_to_mask(view.visible, n))
 
 
-def terrain_letter(view: KingdomView, q: int, r: int) -> str:
-    """The explored terrain letter of a tile (lower case on a river), ' ' when unexplored."""
-    if not (0 <= r < view.height):
-        return " "
-    c = q + (r - (r & 1)) // 2
-    if not (0 <= c < view.width) or r >= len(view.terrain_rows):
-        return " "
-    row = view.terrain_rows[r]
-    return row[c] if c < len(row) else " "
-
-
 def order_text(standing: dict[str, Any] | None) -> str | None:
     """A standing order in short syntax."""
     if not standing:
@@ -187,166 +123,6 @@ def order_text(standing: dict[str, Any] | None) -> str | None:
         return format_order(ORDER_ADAPTER.validate_python(standing))
     except Exception:  # an order of an unknown shape: show its verb
         return str(standing.get("action", "order"))
-
-
-# =============================================================================================================
-# Own-city figures (own affairs are never fogged)
-# =============================================================================================================
-
-
-@dataclass(slots=True)
-class QueueHead:
-    """The item a city is building now and when it should be done."""
-
-    item: str
-    men: int
-    tile: Tile | None
-    paid: float
-    price: float  # whole price (troops: the whole order)
-    months: int | None  # months to finish at the current rate, None when production is 0
-    waiting: str | None  # why it waited last month, if it did
-
-
-@dataclass(slots=True)
-class CityFigures:
-    """The numbers of one own city's row, get_city and the CITY-070 focus comparison."""
-
-    city_id: int
-    outlook: Any  # economy.CityOutlook under the city's own focus
-    by_focus: dict[str, Any]
-    gross: int
-    available: float  # production a month its queue gets, after the upkeep share
-    store_cap: float
-    granary_cap: int
-    head: QueueHead | None
-    land: frozenset[Tile]
-    own_men_on_land: int
-    hold_down: int | None  # men needed on its land while restless (CONQ-040)
-    militia_full: int
-    alerts: list[str] = field(default_factory=list)
-
-
-@dataclass(slots=True)
-class OwnFigures:
-    """Figures for every own city, plus the kingdom's production and upkeep."""
-
-    cities: dict[int, CityFigures]
-    output: int
-    upkeep: float
-    upkeep_share: float
-
-
-def months_to_finish(need: float, available: float, store: float = 0.0) -> int | None:
-    """Months until `need` production is paid at `available` a month with `store` in hand (at least 1)."""
-    if need <= store + 1e-9:
-        return 1
-    if available <= 1e-9:
-        return None
-    return max(1, math.ceil((need - store) / available - 1e-9))
-
-
-def _head(city: OwnCity, available: float, people: int) -> QueueHead | None:
-    if not city.queue:
-        return None
-    from kingdoms.engine import economy as eco
-
-    e = city.queue[0]
-    item, men, paid = e["item"], int(e.get("men") or 0), float(e.get("paid") or 0.0)
-    t = tuple(e["tile"]) if e.get("tile") else None
-    spec = rd.UNITS.get(item)
-    if spec is not None and spec.fighting:
-        price = eco.item_price(item, men)
-        cap = max(1.0, rd.drill_cap(people))
-        batches = max(1, math.ceil(men / cap - 1e-9))
-        pay = months_to_finish(price, available, city.store)
-        months = None if pay is None else max(pay, batches)
-    elif item == "colonists":
-        price = eco.item_price(item)
-        pay = months_to_finish(max(0.0, price - paid), available, city.store)
-        months = None if pay is None else max(pay, rd.COLONIST_MIN_MONTHS - int(e.get("months") or 0))
-    else:
-        price = eco.item_price(item, men)
-        months = months_to_finish(max(0.0, price - paid), available, city.store)
-    return QueueHead(item, men, t, paid, price, months, city.last.get("waiting"))
-
-
-def own_figures(state: GameState, view: KingdomView, recent_events: Iterable[dict[str, Any]] = ()) -> OwnFigures:
-    """Economy figures of the view's own cities, and the ALERTs of their rows (OPEN-83)."""
-    from kingdoms.engine import economy as eco
-
-    board = eco.Board.of(state)
-    budget = eco.kingdom_budget(state, view.kingdom, board=board)
-    hit: dict[int, list[str]] = {}
-    for ev in recent_events:
-        cid = (ev.get("data") or {}).get("city_id")
-        kind = ev.get("kind", "")
-        if cid is None:
-            continue
-        if kind in ("city_attacked", "pillage", "pillaged", "sabotage", "towers_hit") or "pillag" in kind:
-            hit.setdefault(int(cid), []).append("attacked" if "pillag" not in kind else "pillaged")
-    foreign = [u for u in view.foreign_units if u.in_sight and rd.UNITS.get(u.type) is not None
-               and rd.UNITS[u.type].fighting and at_war(view, u.owner)]
-    out: dict[int, CityFigures] = {}
-    for oc in view.cities:
-        city = state.cities.get(oc.id)
-        if city is None or city.owner != view.kingdom:
-            continue
-        by_focus = eco.outlook_all_focuses(state, city, board=board)
-        look = by_focus[city.focus]
-        b = budget.cities.get(city.id)
-        available = b.available if b is not None else 0.0
-        gross = b.gross if b is not None else look.production
-        land = frozenset(state.city_tiles(city.id))
-        men_here = sum(u.men for u in view.units if (u.q, u.r) in land and rd.UNITS[u.type].fighting)
-        hold = None
-        if city.restless:
-            hold = int(min(rd.HOLD_DOWN_MAX, max(rd.HOLD_DOWN_MIN, round(city.people * rd.HOLD_DOWN_SHARE))))
-        fig = CityFigures(
-            city_id=city.id, outlook=look, by_focus=by_focus, gross=gross, available=available,
-            store_cap=eco.store_cap(city, gross), granary_cap=eco.granary_capacity(city),
-            head=_head(oc, available, oc.people), land=land, own_men_on_land=men_here, hold_down=hold,
-            militia_full=rd.full_militia(city.people, city.is_capital, view.month),
-        )
-        fig.alerts = _alerts(view, oc, fig, hit.get(city.id, []), foreign)
-        out[city.id] = fig
-    return OwnFigures(out, budget.output, budget.upkeep, budget.share)
-
-
-def _alerts(view: KingdomView, city: OwnCity, fig: CityFigures, hits: list[str], foreign: list[SeenUnit]) -> list[str]:
-    """Why a city's row carries an ALERT (OPEN-83)."""
-    alerts: list[str] = []
-    last = city.last or {}
-    recent = int(last.get("month", -1)) >= view.month - 1
-    if hits or (recent and last.get("attacked")):
-        alerts.append("pillaged" if hits and all(h == "pillaged" for h in hits) else "attacked last month")
-    if recent and last.get("blockaded"):
-        alerts.append("BLOCKADED")
-    near = set(fig.land)
-    for t in list(fig.land):
-        near.update(_neighbours(t))
-    enemies = [u for u in foreign if (u.q, u.r) in near]
-    if enemies:
-        men = sum(u.men or rd.SIZE_CLASS_RANGE.get(u.size or "small", (0, 0))[0] for u in enemies)
-        exact = all(u.men is not None for u in enemies)
-        alerts.append(f"{len(enemies)} enemy troop{'s' if len(enemies) > 1 else ''} on or by its land "
-                      f"({'' if exact else 'at least '}{num(men)} men)")
-    look = fig.outlook
-    if recent and float(last.get("short") or 0) > 0:
-        alerts.append("went SHORT of grain")
-    elif city.grain + look.net < 0:
-        alerts.append("will go SHORT of grain")
-    if city.happiness <= 40:
-        alerts.append(f"happiness {f1(city.happiness)} (revolt at {rd.REVOLT_HAPPINESS})")
-    if city.restless and fig.hold_down is not None and fig.own_men_on_land < fig.hold_down:
-        alerts.append(f"restless: needs {num(fig.hold_down)} men on its land, has {num(fig.own_men_on_land)}")
-    if not city.queue and city.store + 1e-9 >= fig.store_cap and city.grain + 1e-9 >= fig.granary_cap:
-        alerts.append("wasting production (queue empty, store and granary full)")
-    return alerts
-
-
-def _neighbours(t: Tile) -> list[Tile]:
-    q, r = t
-    return [(q + 1, r), (q - 1, r), (q + 1, r - 1), (q, r - 1), (q, r + 1), (q - 1, r + 1)]
 
 
 # =============================================================================================================
@@ -530,87 +306,6 @@ def seen_city_row(view: KingdomView, c: SeenCity, names: dict[str, str]) -> str:
 # =============================================================================================================
 
 
-def believed_state(state: GameState, view: KingdomView) -> GameState:
-    """A shallow copy of the state whose tile ownership is what the kingdom sees now: unseen land reads free."""
-    mk = masks(view)
-    believed = copy.copy(state)
-    owner = np.where(mk.visible, state.owner, -1).astype(np.int32)
-    believed.owner = owner
-    return believed
-
-
-@dataclass(slots=True)
-class Site:
-    tile: Tile
-    water: str
-    distance: int | None
-    from_name: str | None
-    grain_found: float
-    prod_found: int
-    grain_full: float
-    prod_full: int
-    feeds: int
-    land: int
-
-
-def site_for(believed: GameState, view: KingdomView, q: int, r: int, mk: _Masks | None = None) -> Site | None:
-    """The CITY SITES figures of a tile, or None when, as far as the kingdom can see, no city can stand there."""
-    from kingdoms.engine import economy as eco
-    from kingdoms.engine.land import founding_problem
-
-    mk = mk or masks(view)
-    i = _index(view, q, r)
-    if i < 0 or not mk.explored[i]:
-        return None
-    ruin = view.ruin
-    if ruin is not None and (ruin.q, ruin.r) == (q, r):
-        return None
-    if founding_problem(believed, q, r) is not None:
-        return None
-    for c in view.foreign_cities:  # a remembered city out of sight still blocks its tile and its ring
-        if distance((c.q, c.r), (q, r)) <= 1:
-            return None
-    rep = eco.site_report(believed, q, r)
-    dist, name = _nearest_own(view, (q, r))
-    return Site((q, r), rep.water, dist, name, rep.at_founding.net, rep.at_founding.production, rep.full.net,
-                rep.full.production, rep.people_fed, rep.land_tiles)
-
-
-def _nearest_own(view: KingdomView, t: Tile) -> tuple[int | None, str | None]:
-    best: tuple[int, str] | None = None
-    for c in view.cities:
-        d = distance((c.q, c.r), t)
-        if best is None or d < best[0]:
-            best = (d, c.name)
-    for u in view.units:
-        if u.type == "colonists":
-            d = distance((u.q, u.r), t)
-            if best is None or d < best[0]:
-                best = (d, f"colonists #{u.id}")
-    return (best[0], best[1]) if best else (None, None)
-
-
-def known_sites(state: GameState, view: KingdomView, *, near: Iterable[Tile] | None = None,
-                radius: int | None = None, limit: int = 25) -> list[Site]:
-    """Every site the kingdom knows (explored tiles), best first (OPEN-89): people fed, full production, distance."""
-    believed = believed_state(state, view)
-    mk = masks(view)
-    centres = list(near) if near is not None else None
-    candidates: list[Tile] = []
-    for i in np.flatnonzero(mk.explored):
-        t = _tile_of(view, int(i))
-        letter = terrain_letter(view, *t).upper()
-        if letter not in ("G", "P", "F", "H"):
-            continue
-        if centres is not None and radius is not None and not any(distance(t, c) <= radius for c in centres):
-            continue
-        candidates.append(t)
-    sites = [s for s in (site_for(believed, view, q, r, mk) for q, r in candidates) if s is not None]
-    sites.sort(key=lambda s: (-s.feeds, -s.prod_full, s.distance if s.distance is not None else 999,
-                              s.tile[1], s.tile[0]))
-    return sites[:limit]
-
-
 def site_line(s: Site) -> str:
     dist = f", {s.distance} from {s.from_name}" if s.distance is not None else ""
     return (f"{tile(s.tile)} {s.water}{dist}: grain {signed(s.grain_found)} prod {s.prod_found} at founding, "
@@ -677,37 +372,8 @@ def results_lines(results: list[MonthResults], *, max_events: int = MAX_EVENT_LI
 
 
 # =============================================================================================================
-# Attention items and fast-forward stops (TURN-210, OPEN-91)
+# Attention items (TURN-210, OPEN-91)
 # =============================================================================================================
-
-
-def idle_units(view: KingdomView) -> list[OwnUnit]:
-    """Field troops with no standing order that are not holding, and colonists with no march (OPEN-91)."""
-    out = []
-    for u in view.units:
-        spec = rd.UNITS[u.type]
-        if u.standing:
-            continue
-        if spec.fighting and u.in_city is None and not u.fortified:
-            out.append(u)
-        elif u.type == "colonists":
-            out.append(u)
-    return out
-
-
-def strike_threats(view: KingdomView) -> list[tuple[SeenUnit, OwnUnit]]:
-    """Enemy troops in sight close enough to strike one of the kingdom's units next month."""
-    out = []
-    for e in view.foreign_units:
-        spec = rd.UNITS.get(e.type)
-        if not e.in_sight or spec is None or not spec.fighting or not at_war(view, e.owner):
-            continue
-        reach = spec.moves + max(1, spec.range)
-        near = [(distance((e.q, e.r), (u.q, u.r)), u.id, u) for u in view.units
-                if distance((e.q, e.r), (u.q, u.r)) <= reach]
-        if near:
-            out.append((e, min(near, key=lambda x: (x[0], x[1]))[2]))
-    return out
 
 
 def attention_lines(view: KingdomView, figs: OwnFigures, goal_review: bool) -> list[str]:
@@ -739,29 +405,6 @@ def attention_lines(view: KingdomView, figs: OwnFigures, goal_review: bool) -> l
     if goal_review:
         lines.append("GOAL REVIEW due: set goal in your next issue_orders")
     return lines
-
-
-def fast_forward_stops(view: KingdomView, figs: OwnFigures, events: list[dict[str, Any]], last_month: int) -> list[str]:
-    """Why fast_forward must stop at this month (TURN-210, OPEN-91); empty when it may go on."""
-    stops: list[str] = []
-    for e in events:
-        kind = e.get("kind", "")
-        if kind in BATTLE_KINDS or kind in ("city_short", "blockade", "city_restless", "city_to_bandits",
-                                            "troop_hungry", "troop_starved", "desertion", "spy_caught"):
-            stops.append(f"M{e.get('month', '?')}: {e.get('text', kind)}")
-    for c in view.cities:
-        fig = figs.cities.get(c.id)
-        if fig is None:
-            continue
-        for a in fig.alerts:
-            stops.append(f"#{c.id} {c.name}: {a}")
-    for e, u in strike_threats(view):
-        stops.append(f"enemy #{e.id} {e.type} can strike your #{u.id}")
-    for u in idle_units(view):
-        stops.append(f"#{u.id} {u.type} has no orders")
-    if view.month >= last_month:
-        stops.append(f"month {view.month} is the last month")
-    return stops
 
 
 # =============================================================================================================
@@ -822,17 +465,9 @@ def military_lines(view: KingdomView) -> list[str]:
     return [f"{names.get(k, k)}: {', '.join(v)}" for k, v in by.items()] or ["none yet"]
 
 
-def landmark_lines(state: GameState | None, view: KingdomView) -> list[str]:
+def landmark_lines(obs: Observation) -> list[str]:
     """Named rivers, ranges and lakes the kingdom has explored, each with one explored tile (MAP-140)."""
-    if state is None:
-        return []
-    mk = masks(view)
-    out = []
-    for mark in state.map.landmarks:
-        seen = [t for t in mark.tiles if 0 <= _index(view, *t) and mk.explored[_index(view, *t)]]
-        if seen:
-            out.append(f"{mark.name} ({mark.kind}) e.g. {tile(seen[0])}")
-    return out
+    return [f"{name} ({kind}) e.g. {tile(t)}" for name, kind, t in obs.explored_landmarks()]
 
 
 def briefing(view: KingdomView, data: BriefingInput) -> str:
@@ -950,12 +585,10 @@ def _build_options(city: OwnCity, fig: CityFigures, free: dict[str, list[Tile]])
     return lines
 
 
-def own_city_text(state: GameState, view: KingdomView, city: OwnCity, fig: CityFigures) -> str:
+def own_city_text(obs: Observation, city: OwnCity, fig: CityFigures) -> str:
     """get_city for an own city: the full row, each focus, worked tiles, queue, improvements, options."""
-    from kingdoms.engine import economy as eco
-
-    real = state.cities[city.id]
-    free = {kind: eco.free_sites(state, real, kind) for kind in rd.IMPROVEMENTS}
+    view = obs.view
+    free = {kind: obs.free_sites(city.id, kind) for kind in rd.IMPROVEMENTS}
     queue = []
     for n, e in enumerate(city.queue):
         item = e["item"] + (f":{num(e['men'])}" if e.get("men") else "") + (
@@ -1116,8 +749,9 @@ def map_text(view: KingdomView, center: Tile | None = None, radius: int | None =
                            legend_kingdoms=legend_kingdoms)
 
 
-def tile_text(state: GameState, view: KingdomView, tv: TileView) -> str:
+def tile_text(obs: Observation, tv: TileView) -> str:
     """inspect_tile: terrain, yields, defence, holder, units, landmark, and whether a city can stand there."""
+    view = obs.view
     names = kingdom_names(view)
     q, r = tv.q, tv.r
     if not tv.explored:
@@ -1162,8 +796,7 @@ def tile_text(state: GameState, view: KingdomView, tv: TileView) -> str:
         lines.append("Units: " + "; ".join(units))
     elif tv.visible:
         lines.append("Units: none seen")
-    believed = believed_state(state, view)
-    site = site_for(believed, view, q, r)
+    site = obs.site(q, r)
     if site is not None:
         lines.append("A city can be founded here (as far as you can see): " + site_line(site))
     else:
@@ -1173,6 +806,7 @@ def tile_text(state: GameState, view: KingdomView, tv: TileView) -> str:
     return "\n".join(lines)
 
 
-def sites_text(state: GameState, view: KingdomView, limit: int) -> str:
-    sites = known_sites(state, view, limit=limit)
-    return render_template("sites.j2", v=view, lines=[site_line(s) for s in sites], limit=limit)
+def sites_text(obs: Observation, limit: int) -> str:
+    """get_sites: the best `limit` city sites the kingdom knows (OPEN-89)."""
+    sites = obs.sites(limit=limit)
+    return render_template("sites.j2", v=obs.view, lines=[site_line(s) for s in sites], limit=limit)

@@ -1,0 +1,709 @@
+"""One kingdom's observation of one month: the only door from the true game state to a seat, an AI or a viewer.
+
+`observe(state, kingdom, recent_events)` returns an `Observation`, the one object holding everything the
+kingdom may know this month: its own cities and units in full, the fog-filtered `KingdomView`, the believed
+board (engine.belief, the board as the kingdom knows it), what it remembers, its spy reports, the land it can
+tell is held, city sites, its own cities' figures with their ALERTs, why a fast_forward must stop, last
+month's events it was told of (filtered with the engine's own audience test), and the public facts.
+It also offers the engine services a ruler may use on what it knows, all run on the believed board: the
+economy of its own cities (`city_output`, `free_sites`, `budget`), site reports, routes and the issue-time
+order check. Renderers (views.render) and the AI rulers (kingdoms.ai) read an Observation, never a GameState.
+
+Everything is worked out on first use and kept, so the one observation of a kingdom-month can be shared by
+the AI, the briefing and every tool reply (the game service caches it). The true state stays private to
+this module (`_state`); tests/test_leaks.py checks that no other view or AI module imports the state types.
+
+`observe_all(state)` is the spectator's view of a finished game: everything, fog-free, for a replay viewer.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import weakref
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+
+from kingdoms import ruledata as rd
+from kingdoms.engine import economy as eco
+from kingdoms.engine.belief import believed_state
+from kingdoms.engine.context import told_to
+from kingdoms.engine.land import founding_problem
+from kingdoms.engine.month import CheckResult, check_orders_on
+from kingdoms.engine.pathing import months_to_reach
+from kingdoms.engine.sight import Sight, compute_sight, hex_to_mask
+from kingdoms.engine.visibility import can_see_unit, known_city_tile, seen_now
+from kingdoms.gamemap import GameMap
+from kingdoms.hexgrid import Tile, distance
+from kingdoms.state import GameState, Unit
+from kingdoms.views.common import BATTLE_KINDS, at_war, f1, idle_units, num, strike_threats
+from kingdoms.views.kingdom_view import (
+    KingdomInfo,
+    KingdomView,
+    MilitaryBuildings,
+    OwnCamp,
+    OwnCity,
+    OwnGeneral,
+    OwnUnit,
+    RuinInfo,
+    SeenCamp,
+    SeenCity,
+    SeenUnit,
+    SpyReport,
+    TileView,
+    _letters,
+    _own_city,
+    _own_unit,
+    _public,
+    _seen_city,
+    _terrain_rows,
+    build_view,
+    build_views,
+)
+
+Json = dict[str, Any]
+
+#: Event kinds besides battles that stop a fast_forward (TURN-210, OPEN-91).
+STOP_KINDS = ("city_short", "blockade", "city_restless", "city_to_bandits", "troop_hungry", "troop_starved",
+              "desertion", "spy_caught")
+
+
+# =============================================================================================================
+# Own-city figures (own affairs are never fogged)
+# =============================================================================================================
+
+
+@dataclass(slots=True)
+class QueueHead:
+    """The item a city is building now and when it should be done."""
+
+    item: str
+    men: int
+    tile: Tile | None
+    paid: float
+    price: float  # whole price (troops: the whole order)
+    months: int | None  # months to finish at the current rate, None when production is 0
+    waiting: str | None  # why it waited last month, if it did
+
+
+@dataclass(slots=True)
+class CityFigures:
+    """The numbers of one own city's row, get_city and the CITY-070 focus comparison."""
+
+    city_id: int
+    outlook: Any  # economy.CityOutlook under the city's own focus
+    by_focus: dict[str, Any]
+    gross: int
+    available: float  # production a month its queue gets, after the upkeep share
+    store_cap: float
+    granary_cap: int
+    head: QueueHead | None
+    land: frozenset[Tile]
+    own_men_on_land: int
+    hold_down: int | None  # men needed on its land while restless (CONQ-040)
+    militia_full: int
+    alerts: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class OwnFigures:
+    """Figures for every own city, plus the kingdom's production and upkeep."""
+
+    cities: dict[int, CityFigures]
+    output: int
+    upkeep: float
+    upkeep_share: float
+
+
+def months_to_finish(need: float, available: float, store: float = 0.0) -> int | None:
+    """Months until `need` production is paid at `available` a month with `store` in hand (at least 1)."""
+    if need <= store + 1e-9:
+        return 1
+    if available <= 1e-9:
+        return None
+    return max(1, math.ceil((need - store) / available - 1e-9))
+
+
+def _head(city: OwnCity, available: float, people: int) -> QueueHead | None:
+    """The head of an own city's queue: its price and the months it still needs at `available` a month."""
+    if not city.queue:
+        return None
+    e = city.queue[0]
+    item, men, paid = e["item"], int(e.get("men") or 0), float(e.get("paid") or 0.0)
+    t = tuple(e["tile"]) if e.get("tile") else None
+    spec = rd.UNITS.get(item)
+    if spec is not None and spec.fighting:
+        price = eco.item_price(item, men)
+        cap = max(1.0, rd.drill_cap(people))
+        batches = max(1, math.ceil(men / cap - 1e-9))
+        pay = months_to_finish(price, available, city.store)
+        months = None if pay is None else max(pay, batches)
+    elif item == "colonists":
+        price = eco.item_price(item)
+        pay = months_to_finish(max(0.0, price - paid), available, city.store)
+        months = None if pay is None else max(pay, rd.COLONIST_MIN_MONTHS - int(e.get("months") or 0))
+    else:
+        price = eco.item_price(item, men)
+        months = months_to_finish(max(0.0, price - paid), available, city.store)
+    return QueueHead(item, men, t, paid, price, months, city.last.get("waiting"))
+
+
+def _neighbours(t: Tile) -> list[Tile]:
+    """The six tiles around `t`."""
+    q, r = t
+    return [(q + 1, r), (q - 1, r), (q + 1, r - 1), (q, r - 1), (q, r + 1), (q - 1, r + 1)]
+
+
+def _alerts(view: KingdomView, city: OwnCity, fig: CityFigures, hits: list[str], foreign: list[SeenUnit]) -> list[str]:
+    """Why a city's row carries an ALERT (OPEN-83)."""
+    alerts: list[str] = []
+    last = city.last or {}
+    recent = int(last.get("month", -1)) >= view.month - 1
+    if hits or (recent and last.get("attacked")):
+        alerts.append("pillaged" if hits and all(h == "pillaged" for h in hits) else "attacked last month")
+    if recent and last.get("blockaded"):
+        alerts.append("BLOCKADED")
+    near = set(fig.land)
+    for t in list(fig.land):
+        near.update(_neighbours(t))
+    enemies = [u for u in foreign if (u.q, u.r) in near]
+    if enemies:
+        men = sum(u.men or rd.SIZE_CLASS_RANGE.get(u.size or "small", (0, 0))[0] for u in enemies)
+        exact = all(u.men is not None for u in enemies)
+        alerts.append(f"{len(enemies)} enemy troop{'s' if len(enemies) > 1 else ''} on or by its land "
+                      f"({'' if exact else 'at least '}{num(men)} men)")
+    look = fig.outlook
+    if recent and float(last.get("short") or 0) > 0:
+        alerts.append("went SHORT of grain")
+    elif city.grain + look.net < 0:
+        alerts.append("will go SHORT of grain")
+    if city.happiness <= 40:
+        alerts.append(f"happiness {f1(city.happiness)} (revolt at {rd.REVOLT_HAPPINESS})")
+    if city.restless and fig.hold_down is not None and fig.own_men_on_land < fig.hold_down:
+        alerts.append(f"restless: needs {num(fig.hold_down)} men on its land, has {num(fig.own_men_on_land)}")
+    if not city.queue and city.store + 1e-9 >= fig.store_cap and city.grain + 1e-9 >= fig.granary_cap:
+        alerts.append("wasting production (queue empty, store and granary full)")
+    return alerts
+
+
+# =============================================================================================================
+# Sites and land
+# =============================================================================================================
+
+
+@dataclass(slots=True)
+class Site:
+    """A tile where, as far as the kingdom can see, a city could be founded, with its CITY SITES figures."""
+
+    tile: Tile
+    water: str
+    distance: int | None
+    from_name: str | None
+    grain_found: float
+    prod_found: int
+    grain_full: float
+    prod_full: int
+    feeds: int
+    land: int
+
+
+#: Site reports of legal sites by map and flat index. A site passes founding_problem only when it and its six
+#: neighbours are free, so its founding ring is every neighbour on the map and its report (which reads the map
+#: and nothing else then) is the same on every board: worked out once per map, not per briefing.
+_SITE_MEMO: weakref.WeakKeyDictionary[GameMap, dict[int, eco.SiteReport]] = weakref.WeakKeyDictionary()
+
+
+@dataclass(frozen=True, slots=True)
+class Land:
+    """Who holds which tile as far as the kingdom can tell: its own land in full, other land only in sight.
+
+    The holder of land in sight shows on the tile (inspect_tile) even when the city it belongs to is unknown,
+    so `holder` names the kingdom and `city` gives the city's id only for a city the kingdom knows.
+    """
+
+    own_city: np.ndarray  # int32 per tile: the own city holding it, -1 elsewhere
+    held: np.ndarray  # bool per tile: in sight and held by a city (own land included)
+    holder: dict[int, str]  # flat index -> kingdom (or bandits) holding it, for foreign land in sight
+    city: dict[int, int]  # flat index -> id of the known city holding it, for foreign land in sight
+
+
+@dataclass(frozen=True, slots=True)
+class PublicFacts:
+    """What every kingdom knows: kingdoms and captures (VIC-140), the lead (VIC-160), the Ruin (VIC-130), wars
+    (DIPLO-130) and military buildings (BUILD-060)."""
+
+    kingdoms: list[KingdomInfo]
+    lead: Json
+    ruin: RuinInfo | None
+    wars: list[list[str]]
+    military_buildings: list[MilitaryBuildings]
+
+
+def events_seen_by(events: Iterable[Mapping[str, Any]], kingdom: str) -> list[dict[str, Any]]:
+    """The stored events (dicts with an `audience`, None for public) that `kingdom` was told of (Event.seen_by)."""
+    return [dict(e) for e in events if told_to(e.get("audience"), kingdom)]
+
+
+# =============================================================================================================
+# The observation
+# =============================================================================================================
+
+
+class Observation:
+    """Everything one kingdom may know at the start of one month, and the engine services it may use on it."""
+
+    def __init__(self, state: GameState, kingdom: str, *, recent_events: Iterable[Mapping[str, Any]] = ()) -> None:
+        if kingdom not in state.kingdoms:
+            raise KeyError(f"no kingdom {kingdom!r} in this game")
+        self._state = state
+        self.kingdom = kingdom
+        self.month = state.month
+        self.seed = int(state.seed)  # the game's public seed
+        self.last_month = state.last_month
+        self.finished = state.finished
+        self.end_reason = state.end_reason
+        self.eliminated = state.kingdoms[kingdom].eliminated
+        self.map: GameMap = state.map  # the static map; terrain is known only where explored (view.terrain_rows)
+        #: Last month's events the kingdom was told of (TURN-180), as stored: kind, text, audience, data, month.
+        self.events: list[dict[str, Any]] = events_seen_by(recent_events, kingdom)
+        self._outputs: dict[tuple[int, str], eco.CityOutlook] = {}
+        self._free: dict[tuple[int, str], list[Tile]] = {}
+
+    def __repr__(self) -> str:
+        return f"Observation({self.kingdom!r}, month {self.month})"
+
+    def of(self, state: GameState) -> bool:
+        """True when this observation was made of exactly `state` (the same object): a cache check."""
+        return state is self._state
+
+    # --- what the kingdom sees and knows ----------------------------------------------------------------------
+
+    @cached_property
+    def sight(self) -> Sight:
+        """The kingdom's sight this month (INTEL-010)."""
+        return compute_sight(self._state, [self.kingdom])[self.kingdom]
+
+    @cached_property
+    def view(self) -> KingdomView:
+        """The fog-filtered view (views.kingdom_view): own things in full, foreign things as seen or remembered."""
+        return build_view(self._state, self.kingdom, self.sight)
+
+    @cached_property
+    def believed(self) -> GameState:
+        """The believed board (engine.belief): the one board the engine services below run on. Read only."""
+        return believed_state(self._state, self.kingdom, self.sight)
+
+    @cached_property
+    def explored(self) -> np.ndarray:
+        """Per tile: on the kingdom's explored map (what it has seen, or sees now)."""
+        kd = self._state.kingdoms[self.kingdom]
+        return hex_to_mask(kd.memory.get("explored", ""), self.map.size) | self.sight.visible
+
+    @property
+    def own_cities(self) -> list[OwnCity]:
+        return self.view.cities
+
+    @property
+    def own_units(self) -> list[OwnUnit]:
+        return self.view.units
+
+    @property
+    def reports(self) -> list[SpyReport]:
+        """Its spy reports on foreign cities, the latest of each (INTEL-140)."""
+        return self.view.reports
+
+    @property
+    def remembered_cities(self) -> list[SeenCity]:
+        """Foreign cities out of sight, as last seen (MAP-190)."""
+        return [c for c in self.view.foreign_cities if not c.in_sight]
+
+    @property
+    def remembered_units(self) -> list[SeenUnit]:
+        """Foreign units out of sight, as last seen (MAP-190)."""
+        return [u for u in self.view.foreign_units if not u.in_sight]
+
+    @property
+    def remembered_camps(self) -> list[SeenCamp]:
+        """Foreign camps out of sight, as last seen (MAP-190)."""
+        return [c for c in self.view.foreign_camps if not c.in_sight]
+
+    @property
+    def public(self) -> PublicFacts:
+        v = self.view
+        return PublicFacts(v.kingdoms, v.lead, v.ruin, v.wars, v.military_buildings)
+
+    @cached_property
+    def land(self) -> Land:
+        """Own land in full; land in sight with its holder (and its city when that city is known)."""
+        state, kingdom = self._state, self.kingdom
+        owner = state.owner
+        own_ids = np.array([c.id for c in state.cities.values() if c.owner == kingdom], dtype=np.int32)
+        mine = np.isin(owner, own_ids) if own_ids.size else np.zeros(self.map.size, dtype=bool)
+        own_city = np.where(mine, owner, -1)
+        held = self.sight.visible & (owner >= 0)
+        holder: dict[int, str] = {}
+        city: dict[int, int] = {}
+        known: dict[int, bool] = {}
+        for i in np.flatnonzero(held & ~mine).tolist():
+            cid = int(owner[i])
+            c = state.cities.get(cid)
+            holder[i] = c.owner if c is not None else rd.BANDITS
+            if cid not in known:
+                known[cid] = known_city_tile(state, kingdom, cid, self.sight) is not None
+            if known[cid]:
+                city[i] = cid
+        return Land(own_city, held, holder, city)
+
+    def known_city(self, city_id: int) -> OwnCity | SeenCity | None:
+        """What the kingdom knows of city `city_id` (own in full, foreign as seen or remembered), None if unknown."""
+        state, kingdom = self._state, self.kingdom
+        if known_city_tile(state, kingdom, city_id, self.sight) is None:
+            return None
+        city = state.cities.get(city_id)
+        if city is not None and city.owner == kingdom:
+            units_here = sorted((u for u in state.units.values() if u.owner == kingdom and u.tile == city.tile),
+                                key=lambda u: u.id)
+            return _own_city(state, city, units_here)
+        if city is not None and self.sight.sees(state.map, city.q, city.r):
+            for rec in seen_now(state, kingdom, self.sight).cities:
+                if rec["id"] == city_id:
+                    return _seen_city(rec, True)
+        rec = (state.kingdoms[kingdom].memory.get("cities") or {}).get(str(city_id))
+        if rec is not None:
+            return _seen_city(rec, False)
+        if city is not None:  # the Ruin, or a city holding one of its spies: public / reported facts only
+            return SeenCity(city.id, city.name, city.owner, city.q, city.r, None, None, None, None, city.is_ruin, None,
+                            state.month, False)
+        return None
+
+    def tile(self, q: int, r: int) -> TileView:
+        """What the kingdom knows of tile (q, r): terrain if explored, holder and units if in sight (inspect_tile)."""
+        state, gm = self._state, self.map
+        i = gm.index(q, r)
+        if i < 0 or not self.explored[i]:
+            return TileView(q, r, False, False, None, None, None, None, None, None, [])
+        vis = bool(self.sight.visible[i])
+        mark = gm.landmark_at(q, r)
+        holder = city_id = None
+        cid = int(state.owner[i])
+        if vis and cid >= 0:
+            holder = state.cities[cid].owner
+            if known_city_tile(state, self.kingdom, cid, self.sight) is not None:
+                city_id = cid
+        units = [u.id for u in sorted(state.units.values(), key=lambda u: u.id)
+                 if u.q == q and u.r == r and can_see_unit(state, self.kingdom, u, self.sight)]
+        return TileView(q, r, True, vis, rd.TERRAINS[int(gm.terrain[i])].name, bool(gm.river[i]), bool(gm.bridge[i]),
+                        mark.name if mark else None, holder, city_id, units)
+
+    def explored_landmarks(self) -> list[tuple[str, str, Tile]]:
+        """Named rivers, ranges and lakes the kingdom has explored: (name, kind, its first explored tile) (MAP-140)."""
+        out = []
+        gm, explored = self.map, self.explored
+        for mark in gm.landmarks:
+            seen = [t for t in mark.tiles if 0 <= gm.index(*t) and explored[gm.index(*t)]]
+            if seen:
+                out.append((mark.name, mark.kind, seen[0]))
+        return out
+
+    # --- engine services on the believed board ----------------------------------------------------------------
+
+    @cached_property
+    def _economy_board(self) -> eco.Board:
+        """The economy's index of the believed board (land by city, troops by tile), built once."""
+        return eco.Board.of(self.believed)
+
+    def _own(self, city_id: int) -> Any:  # -> state.City on the believed board
+        city = self.believed.cities.get(city_id)
+        if city is None or city.owner != self.kingdom:
+            raise KeyError(f"city #{city_id} is not one of {self.kingdom}'s cities")
+        return city
+
+    def city_output(self, city_id: int, focus: str | None = None) -> eco.CityOutlook:
+        """An own city's month under `focus` (its own when None): economy.city_output on the believed board."""
+        city = self._own(city_id)
+        key = (city_id, focus or city.focus)
+        got = self._outputs.get(key)
+        if got is None:
+            got = self._outputs[key] = eco.city_output(self.believed, city, focus, board=self._economy_board)
+        return got
+
+    def outlooks(self, city_id: int) -> dict[str, eco.CityOutlook]:
+        """An own city's output and growth under each focus (CITY-070)."""
+        return {focus: self.city_output(city_id, focus) for focus in rd.FOCUSES}
+
+    def free_sites(self, city_id: int, kind: str) -> list[Tile]:
+        """Tiles of an own city's land where an improvement of `kind` could stand, best first (BUILD-070)."""
+        key = (city_id, kind)
+        got = self._free.get(key)
+        if got is None:
+            got = self._free[key] = eco.free_sites(self.believed, self._own(city_id), kind, board=self._economy_board)
+        return list(got)
+
+    def city_land(self, city_id: int) -> frozenset[Tile]:
+        """The tiles an own city holds."""
+        return frozenset(self.believed.city_tiles(self._own(city_id).id))
+
+    @cached_property
+    def budget(self) -> eco.KingdomBudget:
+        """The kingdom's output and upkeep this month, and each own city's budget (RECRUIT-180..200)."""
+        return eco.kingdom_budget(self.believed, self.kingdom, board=self._economy_board)
+
+    def founding_problem(self, q: int, r: int) -> str | None:
+        """Why, as far as the kingdom knows, no city can be founded on (q, r); None when one can (CITY-320)."""
+        problem = founding_problem(self.believed, q, r)
+        if problem is not None:
+            return problem
+        gm, held = self.map, self.land.held
+        i = gm.index(q, r)
+        if held[i] or any(j >= 0 and held[j] for j in gm.nbr[i]):
+            return f"({q},{r}) is on or beside land held by a city: found on unclaimed land"
+        return None
+
+    def site_report(self, q: int, r: int) -> eco.SiteReport:
+        """The figures of a city founded on (q, r) as the kingdom knows the land (CITY-450)."""
+        return eco.site_report(self.believed, q, r)
+
+    def months_to_reach(self, unit_id: int, to: Tile) -> int | None:
+        """Months a march of an own unit to `to` takes on the believed board (1 = this month), None if unreachable."""
+        unit = self.believed.units.get(unit_id)
+        if unit is None or unit.owner != self.kingdom:
+            raise KeyError(f"unit #{unit_id} is not one of {self.kingdom}'s units")
+        return months_to_reach(self.believed, unit, to)
+
+    def check_orders(self, queued: list[Any], new: list[Any]) -> list[CheckResult]:
+        """The issue-time check of `new` orders after the `queued` ones (engine.month), on a copy of the believed board."""
+        return check_orders_on(self.believed.clone(), self.kingdom, queued, new)
+
+    # --- sites (CITY-450, get_sites, OPEN-89) --------------------------------------------------------------------
+
+    def site(self, q: int, r: int) -> Site | None:
+        """The CITY SITES figures of a tile, or None when, as far as the kingdom can see, no city can stand there."""
+        i = self.map.index(q, r)
+        if i < 0 or not self.explored[i]:
+            return None
+        view = self.view
+        ruin = view.ruin
+        if ruin is not None and (ruin.q, ruin.r) == (q, r):
+            return None
+        if self.founding_problem(q, r) is not None:
+            return None
+        for c in view.foreign_cities:  # a remembered city out of sight still blocks its tile and its ring
+            if distance((c.q, c.r), (q, r)) <= 1:
+                return None
+        memo = _SITE_MEMO.get(self.map)
+        if memo is None:
+            memo = _SITE_MEMO[self.map] = {}
+        rep = memo.get(i)
+        if rep is None:
+            rep = memo[i] = self.site_report(q, r)
+        dist, name = self._nearest_own((q, r))
+        return Site((q, r), rep.water, dist, name, rep.at_founding.net, rep.at_founding.production, rep.full.net,
+                    rep.full.production, rep.people_fed, rep.land_tiles)
+
+    def _nearest_own(self, t: Tile) -> tuple[int | None, str | None]:
+        """The nearest own city or colonists to `t`: (distance, name)."""
+        best: tuple[int, str] | None = None
+        for c in self.view.cities:
+            d = distance((c.q, c.r), t)
+            if best is None or d < best[0]:
+                best = (d, c.name)
+        for u in self.view.units:
+            if u.type == "colonists":
+                d = distance((u.q, u.r), t)
+                if best is None or d < best[0]:
+                    best = (d, f"colonists #{u.id}")
+        return (best[0], best[1]) if best else (None, None)
+
+    def sites(self, *, near: Iterable[Tile] | None = None, radius: int | None = None, limit: int = 25) -> list[Site]:
+        """Every site the kingdom knows (explored tiles), best first (OPEN-89): people fed, full production, distance."""
+        gm = self.map
+        letters = _letters(gm)
+        centres = list(near) if near is not None else None
+        candidates: list[Tile] = []
+        for i in np.flatnonzero(self.explored).tolist():
+            if letters[i].upper() not in ("G", "P", "F", "H"):
+                continue
+            t = gm.tile(i)
+            if centres is not None and radius is not None and not any(distance(t, c) <= radius for c in centres):
+                continue
+            candidates.append(t)
+        found = [s for s in (self.site(q, r) for q, r in candidates) if s is not None]
+        found.sort(key=lambda s: (-s.feeds, -s.prod_full, s.distance if s.distance is not None else 999,
+                                  s.tile[1], s.tile[0]))
+        return found[:limit]
+
+    # --- own figures, alerts, fast_forward stops -----------------------------------------------------------------
+
+    @cached_property
+    def figures(self) -> OwnFigures:
+        """Economy figures of the own cities, and the ALERTs of their rows (OPEN-83)."""
+        view = self.view
+        budget = self.budget
+        hit: dict[int, list[str]] = {}
+        for ev in self.events:
+            cid = (ev.get("data") or {}).get("city_id")
+            kind = ev.get("kind", "")
+            if cid is None:
+                continue
+            if kind in ("city_attacked", "pillage", "pillaged", "sabotage", "towers_hit") or "pillag" in kind:
+                hit.setdefault(int(cid), []).append("attacked" if "pillag" not in kind else "pillaged")
+        foreign = [u for u in view.foreign_units if u.in_sight and rd.UNITS.get(u.type) is not None
+                   and rd.UNITS[u.type].fighting and at_war(view, u.owner)]
+        out: dict[int, CityFigures] = {}
+        for oc in view.cities:
+            city = self.believed.cities.get(oc.id)
+            if city is None or city.owner != view.kingdom:
+                continue
+            by_focus = self.outlooks(city.id)
+            look = by_focus[city.focus]
+            b = budget.cities.get(city.id)
+            available = b.available if b is not None else 0.0
+            gross = b.gross if b is not None else look.production
+            land = self.city_land(city.id)
+            men_here = sum(u.men for u in view.units if (u.q, u.r) in land and rd.UNITS[u.type].fighting)
+            hold = None
+            if city.restless:
+                hold = int(min(rd.HOLD_DOWN_MAX, max(rd.HOLD_DOWN_MIN, round(city.people * rd.HOLD_DOWN_SHARE))))
+            fig = CityFigures(
+                city_id=city.id, outlook=look, by_focus=by_focus, gross=gross, available=available,
+                store_cap=eco.store_cap(city, gross), granary_cap=eco.granary_capacity(city),
+                head=_head(oc, available, oc.people), land=land, own_men_on_land=men_here, hold_down=hold,
+                militia_full=rd.full_militia(city.people, city.is_capital, view.month),
+            )
+            fig.alerts = _alerts(view, oc, fig, hit.get(city.id, []), foreign)
+            out[city.id] = fig
+        return OwnFigures(out, budget.output, budget.upkeep, budget.share)
+
+    @property
+    def alerts(self) -> dict[int, list[str]]:
+        """ALERTs of the own cities that carry any, by city id (OPEN-83)."""
+        return {cid: fig.alerts for cid, fig in self.figures.cities.items() if fig.alerts}
+
+    def fast_forward_stops(self) -> list[str]:
+        """Why a fast_forward must stop at this month (TURN-210, OPEN-91); empty when it may go on."""
+        view, figs = self.view, self.figures
+        stops: list[str] = []
+        for e in self.events:
+            kind = e.get("kind", "")
+            if kind in BATTLE_KINDS or kind in STOP_KINDS:
+                stops.append(f"M{e.get('month', '?')}: {e.get('text', kind)}")
+        for c in view.cities:
+            fig = figs.cities.get(c.id)
+            if fig is None:
+                continue
+            for a in fig.alerts:
+                stops.append(f"#{c.id} {c.name}: {a}")
+        for e, u in strike_threats(view):
+            stops.append(f"enemy #{e.id} {e.type} can strike your #{u.id}")
+        for u in idle_units(view):
+            stops.append(f"#{u.id} {u.type} has no orders")
+        if view.month >= self.last_month:
+            stops.append(f"month {view.month} is the last month")
+        return stops
+
+
+def observe(state: GameState, kingdom: str, recent_events: Iterable[Mapping[str, Any]] = ()) -> Observation:
+    """The observation of `kingdom` at the start of `state.month`; `recent_events`: last month's stored events
+    (all of them: the observation keeps those the kingdom was told of)."""
+    return Observation(state, kingdom, recent_events=recent_events)
+
+
+# =============================================================================================================
+# The spectator of a finished game
+# =============================================================================================================
+
+
+@dataclass(slots=True)
+class SideView:
+    """Everything about one side (a kingdom or the bandits), in full."""
+
+    side: str
+    cities: list[OwnCity]
+    units: list[OwnUnit]
+    generals: list[OwnGeneral]
+    camps: list[OwnCamp]
+
+
+@dataclass(slots=True)
+class SpectatorView:
+    """A finished game seen whole, fog-free (for a replay viewer): every side in full, the whole map, the results,
+    and each kingdom's own view of the same month (`views`) for watching the game through its fog."""
+
+    month: int
+    end_reason: str | None
+    kingdoms: list[KingdomInfo]
+    results: dict[str, Json]  # kingdom -> {"result", "place"}
+    lead: Json
+    ruin: RuinInfo | None
+    wars: list[list[str]]
+    military_buildings: list[MilitaryBuildings]
+    sides: dict[str, SideView]
+    width: int
+    height: int
+    terrain_rows: list[str]
+    views: dict[str, KingdomView]
+
+    def to_dict(self) -> Json:
+        """Plain JSON-able data."""
+        return dataclasses.asdict(self)
+
+
+def _side(state: GameState, side: str) -> SideView:
+    """One side's cities, units, generals and camps in full."""
+    cities = sorted((c for c in state.cities.values() if c.owner == side), key=lambda c: c.id)
+    city_by_tile = {c.tile: c.id for c in cities}
+    units = sorted((u for u in state.units.values() if u.owner == side), key=lambda u: u.id)
+    inside: dict[int, list[Unit]] = {}
+    for u in units:
+        cid = city_by_tile.get(u.tile)
+        if cid is not None:
+            inside.setdefault(cid, []).append(u)
+    return SideView(
+        side=side,
+        cities=[_own_city(state, c, inside.get(c.id, [])) for c in cities],
+        units=[_own_unit(state, u, city_by_tile.get(u.tile)) for u in units],
+        generals=[OwnGeneral(g.id, g.name, g.xp, g.level, g.unit_id, g.city_id)
+                  for g in sorted(state.generals.values(), key=lambda g: g.id) if g.owner == side],
+        camps=[OwnCamp(c.id, c.q, c.r, c.grain) for c in sorted(state.camps.values(), key=lambda c: c.id)
+               if c.owner == side],
+    )
+
+
+def observe_all(state: GameState) -> SpectatorView:
+    """The spectator's view of a finished game: everything, every side in full (raises ValueError before the end:
+    while a game runs every view of it is a kingdom's)."""
+    if not state.finished:
+        raise ValueError(f"the game is still running (month {state.month}): a spectator sees it whole only once "
+                         "it is over")
+    kingdoms, ruin, military = _public(state)
+    sides = list(state.kingdoms) + sorted({c.owner for c in state.cities.values()} - set(state.kingdoms))
+    gm = state.map
+    return SpectatorView(
+        month=state.month, end_reason=state.end_reason, kingdoms=kingdoms,
+        results={k: {"result": kd.result, "place": kd.place} for k, kd in state.kingdoms.items()},
+        lead={"kingdom": state.lead.get("kingdom"), "months": int(state.lead.get("months", 0))},
+        ruin=ruin, wars=[list(p) for p in state.wars], military_buildings=military,
+        sides={s: _side(state, s) for s in sides}, width=gm.width, height=gm.height,
+        terrain_rows=_terrain_rows(gm, np.ones(gm.size, dtype=bool)), views=build_views(state),
+    )
+
+
+__all__ = [
+    "CityFigures",
+    "Land",
+    "Observation",
+    "OwnFigures",
+    "PublicFacts",
+    "QueueHead",
+    "Site",
+    "SideView",
+    "SpectatorView",
+    "events_seen_by",
+    "months_to_finish",
+    "observe",
+    "observe_all",
+]

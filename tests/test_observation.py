@@ -1,0 +1,179 @@
+"""The Observation (kingdoms.views.observation): one kingdom's month, the engine services it offers on the believed
+board, its events, the game service's cache of it, and the spectator's view of a finished game."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kingdoms import ruledata as rd
+from kingdoms.ai import decide_orders
+from kingdoms.engine import economy as eco
+from kingdoms.engine.month import check_orders
+from kingdoms.engine.visibility import known_city_tile
+from kingdoms.game import Game
+from kingdoms.orders.syntax import ParsedOrder, parse_orders
+from kingdoms.scenario import build_state, resolve_scenario
+from kingdoms.state import GameState
+from kingdoms.views import observe, observe_all
+
+from .intel_helpers import city, unit, world
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory: pytest.TempPathFactory) -> tuple[Game, dict[int, GameState]]:
+    """The default scenario played 36 months by standard rulers; the states of months 6, 18 and 36 kept."""
+    state = build_state(resolve_scenario("three_kingdoms"), 7)
+    game, _ = Game.create(tmp_path_factory.mktemp("obs") / "g.sqlite", state, scenario="three_kingdoms",
+                          controllers={k: "ai:standard" for k in state.kingdoms})
+    kept: dict[int, GameState] = {}
+    while game.month < 36 and not game.finished:
+        if game.month in (6, 18, 36):
+            kept[game.month] = game.state().clone()
+        game.play_ai_seats()
+    kept[game.month] = game.state().clone()
+    return game, kept
+
+
+def test_own_city_economy_on_the_believed_board_is_the_true_one(played: tuple[Game, dict[int, GameState]]) -> None:
+    """CITY-070/090/230, BUILD-070, RECRUIT-190: the economy of a kingdom's own cities, run on its believed board,
+    gives exactly the figures the true state gives (own affairs are never fogged, INTEL-010), under every focus."""
+    _, kept = played
+    compared = 0
+    for state in kept.values():
+        board = eco.Board.of(state)
+        for kid in state.kingdoms:
+            obs = observe(state, kid)
+            true_budget = eco.kingdom_budget(state, kid, board=board)
+            assert obs.budget == true_budget
+            for c in (c for c in state.cities.values() if c.owner == kid):
+                for focus in rd.FOCUSES:
+                    assert obs.city_output(c.id, focus) == eco.city_output(state, c, focus, board=board)
+                for kind in rd.IMPROVEMENTS:
+                    assert obs.free_sites(c.id, kind) == eco.free_sites(state, c, kind, board=board)
+                assert obs.city_land(c.id) == frozenset(state.city_tiles(c.id))
+                compared += 1
+    assert compared >= 9
+
+
+def test_services_refuse_foreign_cities_and_units(played: tuple[Game, dict[int, GameState]]) -> None:
+    """INTEL-040: the economy and route services answer for the kingdom's own cities and units only."""
+    _, kept = played
+    state = kept[max(kept)]
+    kid = next(iter(state.kingdoms))
+    obs = observe(state, kid)
+    foreign_city = next(c for c in state.cities.values() if c.owner != kid)
+    foreign_unit = next(u for u in state.units.values() if u.owner != kid)
+    with pytest.raises(KeyError):
+        obs.city_output(foreign_city.id)
+    with pytest.raises(KeyError):
+        obs.free_sites(foreign_city.id, "farm")
+    with pytest.raises(KeyError):
+        obs.months_to_reach(foreign_unit.id, (0, 0))
+    own = next(u for u in state.units.values() if u.owner == kid)
+    assert obs.months_to_reach(own.id, own.tile) == 0
+
+
+def test_turn_050_order_check_matches_the_engine_and_keeps_the_board(played: tuple[Game, dict[int, GameState]]) -> None:
+    """TURN-050/170: Observation.check_orders gives the engine's own verdicts (engine.month.check_orders) for an
+    AI's month of orders, and leaves the observation's believed board as it was (each check runs on a copy)."""
+    _, kept = played
+    for state in kept.values():
+        for kid in state.kingdoms:
+            obs = observe(state, kid)
+            text = decide_orders(obs, "ai:standard").orders + "\nmove unit=99999 to=1,1"
+            orders = [p.order for p in parse_orders(text) if isinstance(p, ParsedOrder)]
+            before = obs.believed.canonical_json()
+            assert obs.check_orders([], orders) == check_orders(state, kid, [], orders)
+            assert obs.check_orders(orders[:1], orders[1:]) == check_orders(state, kid, orders[:1], orders[1:])
+            assert obs.believed.canonical_json() == before
+
+
+def test_city_450_site_reports_are_those_of_the_believed_board(played: tuple[Game, dict[int, GameState]]) -> None:
+    """CITY-450, OPEN-89: every site the observation lists carries the figures economy.site_report gives on the
+    kingdom's believed board (a legal site's report is kept per map and must not depend on the board)."""
+    _, kept = played
+    checked = 0
+    for state in kept.values():
+        for kid in state.kingdoms:
+            obs = observe(state, kid)
+            for site in obs.sites(limit=400):
+                rep = eco.site_report(obs.believed, *site.tile)
+                assert rep.problem is None
+                assert (site.water, site.grain_found, site.prod_found, site.grain_full, site.prod_full, site.feeds,
+                        site.land) == (rep.water, rep.at_founding.net, rep.at_founding.production, rep.full.net,
+                                       rep.full.production, rep.people_fed, rep.land_tiles)
+                checked += 1
+    assert checked > 50
+
+
+def test_land_in_sight_names_only_known_cities(played: tuple[Game, dict[int, GameState]]) -> None:
+    """INTEL-010/050: the land the observation can tell is held lies in sight (or is its own); it names the city of
+    a held tile only when the kingdom knows that city."""
+    _, kept = played
+    for state in kept.values():
+        for kid in state.kingdoms:
+            obs = observe(state, kid)
+            land = obs.land
+            visible = obs.sight.visible
+            assert not (land.held & ~visible).any()
+            assert set(land.city) <= set(land.holder)
+            for i, cid in land.city.items():
+                assert known_city_tile(state, kid, cid) is not None and int(state.owner[i]) == cid
+            assert ((land.own_city >= 0) <= visible).all()
+
+
+def test_turn_180_events_are_those_told_to_the_kingdom() -> None:
+    """TURN-180: an observation keeps last month's public events and those whose audience names the kingdom."""
+    s = world()
+    events = [
+        {"month": 4, "kind": "war", "text": "public", "audience": None, "data": {}},
+        {"month": 4, "kind": "built", "text": "to wei", "audience": ["wei"], "data": {}},
+        {"month": 4, "kind": "built", "text": "to shu", "audience": ["shu"], "data": {}},
+        {"month": 4, "kind": "battle", "text": "to both", "audience": ["shu", "wei"], "data": {}},
+    ]
+    assert [e["text"] for e in observe(s, "wei", events).events] == ["public", "to wei", "to both"]
+    assert [e["text"] for e in observe(s, "shu", events).events] == ["public", "to shu", "to both"]
+
+
+def test_turn_210_fast_forward_stops_on_an_event_it_was_told_of() -> None:
+    """TURN-210, OPEN-91: a battle told to the kingdom stops its fast_forward; one told to another kingdom does not."""
+    s = world()
+    city(s, "wei", 2, 2, capital=True)
+    ev = [{"month": 4, "kind": "battle", "text": "a battle", "audience": ["shu"], "data": {}}]
+    assert observe(s, "wei", ev).fast_forward_stops() == []
+    ev[0]["audience"] = ["wei"]
+    assert observe(s, "wei", ev).fast_forward_stops() == ["M4: a battle"]
+
+
+def test_game_service_keeps_one_observation_per_kingdom_month(played: tuple[Game, dict[int, GameState]]) -> None:
+    """The game service hands out the same Observation for a kingdom-month until the state it was made of changes
+    (a fresh copy of the month, say), so the AI, the briefing and the tools share its work."""
+    game, _ = played
+    kid = next(iter(game.state().kingdoms))
+    first = game.observation(kid)
+    assert game.observation(kid) is first and first.of(game.state())
+    game._cache.clear()  # the month read afresh from the file: another state object
+    again = game.observation(kid)
+    assert again is not first and again.of(game.state())
+    assert again.view.to_json() == observe(game.state(), kid).view.to_json()
+
+
+def test_spectator_view_only_of_a_finished_game(tmp_path: Path) -> None:
+    """A spectator sees a game whole only once it is over: every side's cities and units in full, the whole map,
+    and each kingdom's own view of the same month."""
+    s = world()
+    city(s, "wei", 2, 2, capital=True)
+    city(s, "shu", 16, 11, capital=True)
+    unit(s, "shu", "levy", 15, 11, men=3000)
+    with pytest.raises(ValueError, match="still running"):
+        observe_all(s)
+    s.finished, s.end_reason = True, "test"
+    seen = observe_all(s)
+    assert {k: [c.name for c in v.cities] for k, v in seen.sides.items()} == {
+        k: [c.name for c in sorted(s.cities.values(), key=lambda c: c.id) if c.owner == k] for k in s.kingdoms}
+    assert [u.men for u in seen.sides["shu"].units] == [3000]
+    assert all(" " not in row for row in seen.terrain_rows)
+    assert set(seen.views) == set(s.kingdoms) and seen.views["wei"].foreign_units == []
+    assert seen.to_dict()["end_reason"] == "test"
