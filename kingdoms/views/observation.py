@@ -274,6 +274,7 @@ class Observation:
         self._free: dict[tuple[int, str], list[Tile]] = {}
 
     def __repr__(self) -> str:
+        """Whose month it is (never the state: a repr may end up in a log or a reply)."""
         return f"Observation({self.kingdom!r}, month {self.month})"
 
     def of(self, state: GameState) -> bool:
@@ -305,10 +306,12 @@ class Observation:
 
     @property
     def own_cities(self) -> list[OwnCity]:
+        """Its own cities, in full."""
         return self.view.cities
 
     @property
     def own_units(self) -> list[OwnUnit]:
+        """Its own units, in full."""
         return self.view.units
 
     @property
@@ -333,6 +336,7 @@ class Observation:
 
     @property
     def public(self) -> PublicFacts:
+        """The facts every kingdom knows."""
         v = self.view
         return PublicFacts(v.kingdoms, v.lead, v.ruin, v.wars, v.military_buildings)
 
@@ -417,6 +421,7 @@ class Observation:
         return eco.Board.of(self.believed)
 
     def _own(self, city_id: int) -> Any:  # -> state.City on the believed board
+        """An own city's record on the believed board; KeyError for any other id (the services serve own cities)."""
         city = self.believed.cities.get(city_id)
         if city is None or city.owner != self.kingdom:
             raise KeyError(f"city #{city_id} is not one of {self.kingdom}'s cities")
