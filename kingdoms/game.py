@@ -264,10 +264,11 @@ class Game:
     # --- records ------------------------------------------------------------------------------------
 
     def info(self) -> dict[str, Any]:
-        """Month, seats with who has ended, captures, and whether the game is over."""
+        """Month, seats with who has ended, captures, model usage totals, and whether the game is over."""
         state = self.state()
         ended = self.store.ended(state.month)
         caps = captures_of(state)
+        usage = self.store.usage_totals()  # model seats' calls and cost (kingdoms.modelseat)
         return {
             "game": str(self.store.path), "month": state.month, "finished": state.finished,
             "end_reason": state.end_reason, "rules_version": self.meta.get("rules_version"),
@@ -275,7 +276,8 @@ class Game:
             "seats": [{"kingdom": s["kingdom"], "name": s["name"], "ruler": s["ruler"], "controller": s["controller"],
                        "ended": s["kingdom"] in ended, "eliminated": state.kingdoms[s["kingdom"]].eliminated,
                        "captures": caps.get(s["kingdom"], 0), "result": state.kingdoms[s["kingdom"]].result,
-                       "place": state.kingdoms[s["kingdom"]].place} for s in self.seats()],
+                       "place": state.kingdoms[s["kingdom"]].place, "usage": usage.get(s["kingdom"])}
+                      for s in self.seats()],
         }
 
     def replay(self) -> tuple[int | None, int]:

@@ -55,7 +55,7 @@ def write_replay(game: Game) -> Path:
 
 def write_record(game: Game, kingdom: str, replay: Path) -> Path:
     """The seat's own record: each month's briefings, calls and replies, orders with verdicts, notes, goals,
-    dispatches and the seconds it took to end the month."""
+    dispatches, the seconds it took to end the month and, for a model seat, each call's usage and cost."""
     store = game.store
     path = store.path.with_suffix(f".{kingdom}.record.json")
     final = game.state()
@@ -64,7 +64,8 @@ def write_record(game: Game, kingdom: str, replay: Path) -> Path:
 
     def month(m: int) -> dict[str, Any]:
         return months.setdefault(m, {"month": m, "briefings": [], "calls": [], "replies": [], "orders": [],
-                                     "notes": [], "goals": [], "dispatches": [], "seconds": None})
+                                     "notes": [], "goals": [], "dispatches": [], "seconds": None,
+                                     "usage": []})
 
     for h in store.history(kingdom):
         slot = {"briefing": "briefings", "call": "calls", "reply": "replies"}.get(h["kind"], "replies")
@@ -76,6 +77,8 @@ def write_record(game: Game, kingdom: str, replay: Path) -> Path:
     for n in store.notes(kingdom):
         slot = {"note": "notes", "goal": "goals"}.get(n["kind"], "dispatches")
         month(int(n["month"]))[slot].append({"kind": n["kind"], "text": n["text"], "at": n["at"]})
+    for u in store.usage(kingdom):  # what a model seat's calls cost (kingdoms.modelseat)
+        month(int(u["month"]))["usage"].append({k: v for k, v in u.items() if k not in ("id", "month", "kingdom")})
     hashes = store.month_hashes()
     opened = float(game.meta.get("created_at", 0.0))
     for m in sorted(hashes):
@@ -87,6 +90,7 @@ def write_record(game: Game, kingdom: str, replay: Path) -> Path:
     data = {
         "game": store.path.name, "kingdom": kingdom, "name": kd.name, "ruler": kd.ruler, "result": kd.result,
         "place": kd.place, "end_reason": final.end_reason, "final_month": final.month, "replay": str(replay),
+        "usage_totals": store.usage_totals().get(kingdom),
         "months": [months[m] for m in sorted(months)],
     }
     _write_json(path, data)

@@ -38,6 +38,7 @@ log = logging.getLogger("kingdoms.server")
 
 WAIT_S = 45.0  # longest a tool waits for the next month (clients time out at about 60 s)
 POLL_S = 0.3
+HARNESS_TOOLS = {"report_usage"}  # callable by name, left out of tools/list: a ruler's tools stay TOOLS-010's
 
 REFUSAL = ("No seat: this server acts only for a seated ruler, and the seat token given is missing or not one of "
            "this game's. Over stdio start it with `kingdoms serve GAME --seat TOKEN` (or set KINGDOMS_SEAT); over "
@@ -315,6 +316,46 @@ def build_server(game_path: str | Path, *, token: str | None = None, wait_s: flo
     async def get_game_record(ctx: Context) -> str:
         return await call(ctx, "get_game_record", {}, session.get_game_record)
 
+    @server.tool(structured_output=False, description=(
+        "For harnesses, not for rulers (a ruler never needs it, and it is left out of the tool list): a program "
+        "that puts a model on this seat, such as `kingdoms seat`, stores what each model call cost and when the "
+        "provider failed. Stores one row for the calling seat (kind 'status' stores nothing) and answers JSON: "
+        "the seat's month status and its usage totals. Rows are kept in the game file, apart from the history."))
+    async def report_usage(
+        ctx: Context,
+        kind: Annotated[str, Field(description=(
+            "session (a harness started), call (one model call), retry (a failed provider attempt, retried), "
+            "outage (the provider was down past the month's deadline), month_ended (the harness ended the month: "
+            "note says why), budget (the spending limit was reached), provider_failed, or status (store nothing)."))],
+        month: Annotated[int | None, Field(description="The month the row is about (default: the open month).")] = None,
+        model: Annotated[str, Field(description="PROVIDER:MODEL of the call.", max_length=200)] = "",
+        input_tokens: Annotated[int, Field(description="Input tokens the provider billed at the full rate.", ge=0)] = 0,
+        cached_input_tokens: Annotated[int, Field(description="Input tokens read from the provider's cache.",
+                                                  ge=0)] = 0,
+        cache_write_tokens: Annotated[int, Field(description="Input tokens written to the provider's cache.",
+                                                 ge=0)] = 0,
+        output_tokens: Annotated[int, Field(description="Output tokens.", ge=0)] = 0,
+        latency_s: Annotated[float, Field(description="Seconds the call took.", ge=0)] = 0.0,
+        cost_usd: Annotated[float | None, Field(description="Cost in US dollars from the harness's price table; "
+                                                            "null when the model has no price.", ge=0)] = None,
+        retries: Annotated[int, Field(description="Failed attempts before this call succeeded.", ge=0)] = 0,
+        note: Annotated[str, Field(description="A short remark (an error, a reason).", max_length=1000)] = "",
+    ) -> str:
+        kingdom = await anyio.to_thread.run_sync(seat_of, ctx)
+        row = {"model": model, "input_tokens": input_tokens, "cached_input_tokens": cached_input_tokens,
+               "cache_write_tokens": cache_write_tokens, "output_tokens": output_tokens, "latency_s": latency_s,
+               "cost_usd": cost_usd, "retries": retries, "note": note}
+        try:
+            return await anyio.to_thread.run_sync(session.report_usage, kingdom, kind, month, row)
+        except (SessionError, GameError, StorageError) as exc:
+            raise ToolError(str(exc)) from exc
+
+    listed = server.list_tools
+
+    async def ruler_tools() -> list[Any]:
+        return [t for t in await listed() if t.name not in HARNESS_TOOLS]
+
+    server.list_tools = ruler_tools  # type: ignore[method-assign]
     return server
 
 

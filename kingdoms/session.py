@@ -13,6 +13,7 @@ Thread-safe (one lock); several processes may serve one file, so each read goes 
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import threading
 import time
@@ -36,6 +37,8 @@ GOAL_REVIEW_PATH = ROOT / "prompts" / "goal_review.md"
 GOAL_REVIEW_EVERY = 20  # OPEN-84
 FULL_ROWS_EVERY = 10  # TOOLS-070: full city rows every 10th month
 RESULT_MONTHS = 6  # a briefing reports at most this many months of results (OPEN-5)
+#: What a harness may report with report_usage (kingdoms.modelseat); "status" stores nothing.
+USAGE_KINDS = {"session", "call", "retry", "outage", "month_ended", "budget", "provider_failed", "status"}
 
 __all__ = ["DISPATCH_CHARS", "GOAL_CHARS", "HISTORY_BUDGET", "NOTE_CHARS", "Session", "SessionError",
            "orders_reply"]
@@ -399,6 +402,38 @@ class Session:
             return "wait", (f"Still waiting: month {m} is open and you have ended it; waiting for {who} "
                             f"(the month ends by itself in at most {left_s} s). Call wait_for_turn again."), m
 
+
+    # --- model usage (for harnesses such as kingdoms.modelseat, never shown to a ruler) ----------------------
+
+    def seat_status(self, kingdom: str) -> dict[str, Any]:
+        """Where the seat stands, for a harness: the open month, whether it may still play it, the time left."""
+        self.tick()
+        with self.lock:
+            state = self.game.state()
+            ended = self.game.store.ended(state.month)
+            kd = state.kingdoms[kingdom]
+            return {"month": state.month, "open_for_you": not (state.finished or kd.eliminated or kingdom in ended),
+                    "ended_how": ended.get(kingdom), "deadline_left_s": round(self.deadline_left(), 1),
+                    "finished": state.finished, "eliminated": kd.eliminated, "last_month": state.last_month}
+
+    def report_usage(self, kingdom: str, kind: str, month: int | None, row: dict[str, Any]) -> str:
+        """Store one usage row for the seat (unless kind is "status") and answer its status and totals as JSON.
+        The rows live apart from the history: the ruler never reads them back."""
+        if kind not in USAGE_KINDS:
+            raise SessionError(f"kind {kind!r} is not one of: {', '.join(sorted(USAGE_KINDS))}.")
+        stored = kind != "status"
+        if stored:
+            with self.lock:
+                current = self.game.month
+                start = int(self.game.meta.get("start_month", 1))
+                m = current if month is None else int(month)
+                if not start <= m <= current:
+                    raise SessionError(f"month {m} is outside this game's months so far ({start}-{current}).")
+                self.game.store.add_usage(m, kingdom, {**row, "kind": kind, "at": time.time()})
+        status = self.seat_status(kingdom)
+        with self.lock:
+            totals = self.game.store.usage_totals().get(kingdom)
+        return json.dumps({"stored": stored, "seat": kingdom, "status": status, "totals": totals})
 
 def _has_orders(orders: Any) -> bool:
     if orders is None:

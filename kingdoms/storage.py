@@ -307,3 +307,61 @@ class GameStore:
 
     def history(self, kingdom: str) -> list[dict[str, Any]]:
         return [dict(r) for r in self.db["history"].rows_where("kingdom = ?", [kingdom], order_by="id")]
+
+    # --- model usage (what a model seat's calls cost; kingdoms.modelseat reports it) -------------------
+
+    USAGE_COLUMNS: dict[str, type] = {
+        "id": int, "month": int, "kingdom": str, "kind": str, "model": str, "input_tokens": int,
+        "cached_input_tokens": int, "cache_write_tokens": int, "output_tokens": int, "latency_s": float,
+        "cost_usd": float, "retries": int, "note": str, "at": float,
+    }
+
+    def add_usage(self, month: int, kingdom: str, row: dict[str, Any]) -> None:
+        """Store one usage row (a model call, a retried failure, an outage...) for a seat; the table is made on
+        first use, so game files written before it existed take it too."""
+        with self.write() as db:
+            if "usage" not in db.table_names():
+                db["usage"].create(self.USAGE_COLUMNS, pk="id")
+                db["usage"].create_index(["kingdom"])
+            known = {k: row[k] for k in self.USAGE_COLUMNS if k in row and k not in ("id", "month", "kingdom")}
+            db["usage"].insert({"month": month, "kingdom": kingdom, **known})
+
+    def usage(self, kingdom: str | None = None) -> list[dict[str, Any]]:
+        """Usage rows, oldest first (all seats, or one)."""
+        if "usage" not in self.db.table_names():
+            return []
+        where, args = ("kingdom = ?", [kingdom]) if kingdom else (None, [])
+        return [dict(r) for r in self.db["usage"].rows_where(where, args, order_by="id")]
+
+    def usage_totals(self) -> dict[str, dict[str, Any]]:
+        """Per seat: model calls, tokens, cost, latency, retried failures, outages and months a harness ended."""
+        out: dict[str, dict[str, Any]] = {}
+        for r in self.usage():
+            t = out.setdefault(r["kingdom"], {
+                "calls": 0, "input_tokens": 0, "cached_input_tokens": 0, "cache_write_tokens": 0,
+                "output_tokens": 0, "cost_usd": 0.0, "unpriced_calls": 0, "latency_s": 0.0, "retries": 0,
+                "outages": 0, "harness_ended": 0, "budget_reached": False, "models": []})
+            kind = r["kind"]
+            if r.get("model") and r["model"] not in t["models"]:
+                t["models"].append(r["model"])
+            if kind == "call":
+                t["calls"] += 1
+                for key in ("input_tokens", "cached_input_tokens", "cache_write_tokens", "output_tokens"):
+                    t[key] += int(r.get(key) or 0)
+                t["latency_s"] += float(r.get("latency_s") or 0.0)
+                if r.get("cost_usd") is None:
+                    t["unpriced_calls"] += 1
+                else:
+                    t["cost_usd"] += float(r["cost_usd"])
+            elif kind == "retry":
+                t["retries"] += 1
+            elif kind == "outage":
+                t["outages"] += 1
+            elif kind == "month_ended":
+                t["harness_ended"] += 1
+            elif kind == "budget":
+                t["budget_reached"] = True
+        for t in out.values():
+            t["cost_usd"] = round(t["cost_usd"], 6)
+            t["latency_s"] = round(t["latency_s"], 3)
+        return out
