@@ -1,4 +1,4 @@
-"""The `kingdoms` command: new, info, replay, play, serve, bench."""
+"""The `kingdoms` command: new, info, replay, play, serve, seat, bench."""
 
 from __future__ import annotations
 
@@ -96,6 +96,10 @@ def cmd_info(args: argparse.Namespace) -> int:
             flag = "eliminated" if s["eliminated"] else ("ended" if s["ended"] else "to play")
             res = f" {s['result']} (place {s['place']})" if s["result"] else ""
             print(f"  {s['kingdom']:<10} {s['name']:<16} {s['controller']:<12} captures {s['captures']}  {flag}{res}")
+            if s.get("usage"):
+                from kingdoms.modelseat.costs import usage_line
+
+                print("  " + " " * 10 + " " + usage_line(s["usage"]))
     game.close()
     return 0
 
@@ -132,6 +136,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from kingdoms.server import serve
 
     return serve(args)
+
+
+def cmd_seat(args: argparse.Namespace) -> int:
+    from kingdoms.modelseat.seat import cmd_seat as seat_main
+
+    return seat_main(args)
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
@@ -186,6 +196,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=8765)
     p.set_defaults(fn=cmd_serve)
+    p = sub.add_parser("seat", help="put a model (anthropic, openai, openai-compatible) on a seat, through MCP")
+    from kingdoms.modelseat.seat import add_arguments as seat_arguments
+
+    seat_arguments(p)
+    p.set_defaults(fn=cmd_seat)
     p = sub.add_parser("bench", help="play fixed-seed games and print speed and size figures")
     p.add_argument("--json", action="store_true", help="one JSON object on stdout")
     p.add_argument("--quick", action="store_true", help="shorter runs (for smoke tests)")

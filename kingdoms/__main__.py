@@ -1,0 +1,7 @@
+"""`python -m kingdoms ...` runs the `kingdoms` command (the seat's stdio server and tournaments use it)."""
+
+import sys
+
+from kingdoms.cli import main
+
+sys.exit(main())
