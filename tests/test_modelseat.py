@@ -29,7 +29,7 @@ from kingdoms.modelseat.seat import (
     EXIT_PROVIDER,
     SeatConfig,
     SeatError,
-    notes_from_history,
+    memory_from_digest,
     play,
 )
 
@@ -96,16 +96,16 @@ def test_price_table_snapshots_overrides_and_cost(tmp_path: Path) -> None:
     assert mine.date == "2026-12-01"
 
 
-def test_notes_and_goal_come_back_from_the_history_text() -> None:
-    """A restarted seat reads its notes and goal from get_history, not from local state; previews are skipped."""
-    history = "\n".join([
-        '--- M1 10:00:00 you: issue_orders {"orders": "hold units=2", "note": "First note.", "goal": "G1"}',
-        '--- M1 10:00:01 game, reply: Month 1: 1 of 1 order queued.',
-        '--- M2 10:01:00 you: issue_orders {"orders": "x", "preview": true, "note": "Not kept."}',
-        '--- M2 10:01:05 you: issue_orders {"orders": "hold units=2", "end_turn": true, "note": "Second."}',
+def test_goal_and_notes_come_from_the_history_digest() -> None:
+    """Each month the seat takes the goal and last notes from get_history's digest head, not from local state."""
+    digest = "\n".join([
+        "HISTORY of Cao Wei: month 3 of 160 is open. A digest, newest month first.",
+        "GOAL (set M1): Hold Xuchang by M60.", "LAST NOTES: M2: Second. | M1: First.",
+        "STANDING ORDERS: none.", "--- month by month ---", "M2: 1 order given; you ended it.",
+        "  note: LAST NOTES: not a head line",
     ])
-    goal, notes = notes_from_history(history)
-    assert goal == "G1" and notes == [(1, "First note."), (2, "Second.")]
+    assert memory_from_digest(digest) == ["GOAL (set M1): Hold Xuchang by M60.", "LAST NOTES: M2: Second. | M1: First."]
+    assert memory_from_digest("HISTORY of Cao Wei: ...\nGOAL: none set.\n--- month by month ---") == []
 
 
 async def test_report_usage_is_unlisted_seat_bound_and_totalled(tmp_path: Path) -> None:
@@ -198,8 +198,8 @@ async def test_anthropic_seat_plays_a_game_over_stdio_with_cost_recorded(tmp_pat
     assert not [r for r in stub.results_seen if r.startswith("SCRIPT FAILURE")], stub.results_seen
     assert any("Unknown tool 'get_weather'" in r for r in stub.results_seen)
     assert stub.systems[0].startswith("# You are the ruler of a kingdom")  # prompts/system.md: no MCP prompt yet
-    assert "Your standing goal: Hold Xuchang by M60" in stub.firsts[2]  # the restarted session, month 3
-    assert "- M1: Month 1:" in stub.firsts[2] and "- M2: Month 2:" in stub.firsts[2]
+    assert "GOAL (set M1): Hold Xuchang by M60" in stub.firsts[2]  # the restarted session, month 3
+    assert "LAST NOTES: M2: Month 2:" in stub.firsts[2] and "| M1: Month 1:" in stub.firsts[2]
     assert stub.firsts[3].startswith("The game is over")
     game = Game.open(path)
     assert game.finished
@@ -245,7 +245,7 @@ async def test_the_ruler_prompt_comes_from_the_server_when_it_offers_one(tmp_pat
         text, source = await GameLink(c).system_prompt()
         assert (text, source) == ("Rule well.", "the server's 'ruler' prompt")
         assert "report_usage" not in {t.name for t in await GameLink(c).tools()}
-    server.desk.close()  # type: ignore[attr-defined]
+    server.session.close()  # type: ignore[attr-defined]
 
 
 @needs_sdks

@@ -7,7 +7,7 @@ conversation: the ruler prompt, the kingdom's goal and last notes, and the month
 tools until it ends the month or runs out of calls. Provider failures are not play: they are retried until
 the month's deadline and then recorded as an outage. Usage goes to the server's `report_usage` tool, so a
 remote seat's costs land in the same file as its tool calls. Nothing is kept locally: a restarted seat picks
-up from the game (its status, its history and the briefing).
+up from the game (its status, get_history's digest and the briefing).
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ import json
 import logging
 import os
 import random
-import re
 import sys
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -189,25 +188,18 @@ class GameLink:
                 "the server's instructions"
 
 
-_CALL_LINE = re.compile(r"^--- M(\d+) \d\d:\d\d:\d\d you: issue_orders (\{.*\})$", re.M)
+MEMORY_LINES = ("GOAL (set M", "LAST NOTES: ")
 
 
-def notes_from_history(text: str) -> tuple[str | None, list[tuple[int, str]]]:
-    """The last goal and the notes the seat gave, from get_history's record of its issue_orders calls."""
-    goal: str | None = None
-    notes: list[tuple[int, str]] = []
-    for m, body in _CALL_LINE.findall(text):
-        try:
-            args = json.loads(body)
-        except json.JSONDecodeError:
-            continue
-        if args.get("preview"):
-            continue
-        if isinstance(args.get("note"), str) and args["note"].strip():
-            notes.append((int(m), args["note"].strip()))
-        if isinstance(args.get("goal"), str) and args["goal"].strip():
-            goal = args["goal"].strip()
-    return goal, notes
+def memory_from_digest(text: str) -> list[str]:
+    """The goal and last-notes lines of get_history's digest (its head, before the month-by-month lines)."""
+    out: list[str] = []
+    for line in text.splitlines():
+        if line.startswith("--- month by month"):
+            break
+        if line.startswith(MEMORY_LINES):
+            out.append(line.strip())
+    return out
 
 
 def _still_waiting(text: str) -> bool:
@@ -232,8 +224,6 @@ class Seat:
     link: GameLink
     system: str = ""
     tools: dict[str, ToolSpec] = field(default_factory=dict)
-    goal: str | None = None
-    notes: list[tuple[int, str]] = field(default_factory=list)
     spent: float = 0.0
     budget_hit: bool = False
     request_failures: int = 0  # consecutive months lost to a refused request
@@ -251,8 +241,6 @@ class Seat:
         self.provider.set_tools(specs)
         self.tools = {t.name: t for t in specs}
         self.system, source = await self.link.system_prompt()
-        _, history = await self.link.call("get_history")
-        self.goal, self.notes = notes_from_history(history)
         price = self.prices.price_of(self.spec)
         priced = (f"priced from {self.prices.sources[-1]} ({self.prices.date})" if price else "no price: cost unknown")
         got = await self.link.report("session", model=self.spec, note=(
@@ -310,15 +298,13 @@ class Seat:
 
     # --- one month ---------------------------------------------------------------------------------------
 
-    def month_message(self, status: dict[str, Any], briefing: str) -> str:
+    def month_message(self, status: dict[str, Any], memory: list[str], briefing: str) -> str:
         month, last = status["month"], status.get("last_month")
         lines = [f"Month {month}" + (f" of {last}" if last else "") + ". Each month is a new conversation: what you "
-                 "carry over is your goal, your recent notes and this briefing (get_history replays everything "
-                 "if you need it; get_rules is long, so look up only what you need)."]
-        if self.goal:
-            lines.append(f"Your standing goal: {self.goal}")
-        if self.notes:
-            lines.append("Your last notes:\n" + "\n".join(f"- M{m}: {n}" for m, n in self.notes[-3:]))
+                 "carry over is your goal, your last notes and this briefing (get_history sums up the game so far "
+                 "if you need more; get_rules is long, so look up only what you need)."]
+        if memory:
+            lines.append("From your history (get_history):\n" + "\n".join(memory))
         lines.append(f"Give your orders with issue_orders, then end the month with issue_orders end_turn=true and a "
                      f"note. You have at most {self.cfg.max_calls} model calls this month; after that the month is "
                      "ended with the orders you have queued.")
@@ -333,7 +319,9 @@ class Seat:
         if err:
             log.warning("M%s: get_briefing failed: %s", month, briefing[:200])
             return
-        convo = self.provider.start(self.system, self.month_message(status, briefing))
+        err, digest = await self.link.call("get_history")  # the goal and notes, from the game itself
+        memory = [] if err else memory_from_digest(digest)
+        convo = self.provider.start(self.system, self.month_message(status, memory, briefing))
 
         async def ended(call: ToolCall, err: bool) -> bool:
             if call.name != "issue_orders" or err or not _truthy(call.arguments.get("end_turn")) \
@@ -403,7 +391,6 @@ class Seat:
                     continue
                 err, text = await self.link.call(call.name, call.arguments)
                 results.append((call, text, err))
-                self.remember(month, call, err)
                 finished = await done(call, err)
                 if finished:
                     self.waiting = _still_waiting(text)
@@ -424,16 +411,6 @@ class Seat:
         if call.error:
             return f"Tool {call.name}: {call.error}. Send the arguments again as one JSON object."
         return None
-
-    def remember(self, month: int, call: ToolCall, err: bool) -> None:
-        """Keep the notes and goal the model gave (the game keeps them too: a restart reads get_history)."""
-        if call.name != "issue_orders" or err or _truthy(call.arguments.get("preview")):
-            return
-        note, goal = call.arguments.get("note"), call.arguments.get("goal")
-        if isinstance(note, str) and note.strip():
-            self.notes.append((month, note.strip()))
-        if isinstance(goal, str) and goal.strip():
-            self.goal = goal.strip()
 
     # --- one model call, with retries ------------------------------------------------------------------------
 
