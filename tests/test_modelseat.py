@@ -354,3 +354,14 @@ def test_seat_command_needs_a_token(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     new_game(path)
     assert cli_main(["seat", str(path), "--model", "anthropic:claude-sonnet-4-5"]) == 2
     assert "KINGDOMS_SEAT" in capsys.readouterr().err
+
+
+def test_the_model_seat_sees_the_game_only_through_mcp() -> None:
+    """Fog: no module of kingdoms/modelseat imports the true state, the game, storage, the session or the server,
+    so everything a model is shown comes through the MCP tools, as for any external agent."""
+    from .test_leaks import boundary_breaches
+
+    sources = sorted((ROOT / "kingdoms" / "modelseat").glob("*.py"))
+    assert len(sources) >= 4
+    for path in sources:
+        assert boundary_breaches(path.read_text(encoding="utf-8")) == [], path.name
