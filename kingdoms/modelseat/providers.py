@@ -4,9 +4,9 @@ request, and the reply as text, tool calls and usage.
 `anthropic` uses the official `anthropic` SDK (Messages API with tool use), `openai` and `openai-compatible`
 the official `openai` SDK (Chat Completions with tool calls; the latter at --base-url, for vLLM, Ollama,
 llama.cpp and the like). The SDKs are imported only when a provider is made, so the rest of Kingdoms works
-without the `models` extra. Their own retries are off (max_retries=0): an SDK sleeps as long as a
-Retry-After header says, past any month's deadline, so the seat runs its own deadline-aware loop on the
-errors classified here.
+without the `models` extra. Their own retries are off (max_retries=0): neither knows the month's deadline
+(and the anthropic SDK sleeps as long as any Retry-After says), so the seat runs its own deadline-aware loop on
+the errors classified here.
 """
 
 from __future__ import annotations
