@@ -77,7 +77,7 @@ def cmd_new(args: argparse.Namespace) -> int:
         print(f"game {out}  (scenario {label}, seed {seed}, month {state.month})")
         for s in seats:
             print(f"  {s['kingdom']:<10} {s['name']:<16} {s['ruler']:<14} {s['controller']:<12} token {s['token']}")
-        print(f"serve a seat:  kingdoms serve {out} --seat TOKEN")
+        print(f"serve a seat:  KINGDOMS_SEAT=TOKEN kingdoms serve {out}")
     game.close()
     return 0
 
@@ -191,10 +191,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(fn=cmd_play)
     p = sub.add_parser("serve", help="serve a game over MCP (stdio for one seat, or HTTP for all)")
     p.add_argument("game")
-    p.add_argument("--seat", help="seat token for stdio (or env KINGDOMS_SEAT)")
+    p.add_argument("--seat", help="seat token for stdio; better set KINGDOMS_SEAT (a flag shows in `ps`)")
     p.add_argument("--http", action="store_true", help="serve every seat over streamable HTTP")
-    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1, this machine only)")
     p.add_argument("--port", type=int, default=8765)
+    p.add_argument("--allow-remote", action="store_true",
+                   help="allow a --host other than loopback (plain HTTP to other machines; prints a warning)")
+    p.add_argument("--allowed-host", action="append", default=[], metavar="NAME",
+                   help="a host name clients may use in the Host/Origin headers (repeatable)")
     p.set_defaults(fn=cmd_serve)
     p = sub.add_parser("seat", help="put a model (anthropic, openai, openai-compatible) on a seat, through MCP")
     from kingdoms.modelseat.seat import add_arguments as seat_arguments

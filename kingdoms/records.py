@@ -1,5 +1,9 @@
 """The exports of a finished game (TOOLS-490): the full replay of the map month by month, public once the game
-is over, and each seat's own record of what it was told and what it did."""
+is over, and each seat's own record of what it was told and what it did.
+
+Both are JSON texts a seat reads over MCP (the resources kingdoms://replay and kingdoms://record/KINGDOM);
+copies are written next to the game file for its operator, readable by the owner only (they hold every
+seat's briefings)."""
 
 from __future__ import annotations
 
@@ -10,19 +14,51 @@ from typing import Any
 
 from kingdoms.game import Game, captures_of
 
+REPLAY_URI = "kingdoms://replay"
+RECORD_URI = "kingdoms://record/{kingdom}"
 
-def _write_json(path: Path, data: Any) -> None:
+
+def to_json(data: Any) -> str:
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+def _write_private(path: Path, text: str) -> None:
+    """Write a file readable and writable by its owner only (0600), atomically."""
     tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(data, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(text)
+    os.chmod(tmp, 0o600)  # in case the file was left by an earlier run with wider bits
     tmp.replace(path)
 
 
+def replay_path(game: Game) -> Path:
+    return game.store.path.with_suffix(".replay.json")
+
+
+def replay_text(game: Game) -> str:
+    """The replay as JSON text; a finished game's is written once and read back from its file after that."""
+    path = replay_path(game)
+    if game.finished and path.exists():  # a finished game never changes: one replay serves every seat
+        return path.read_text(encoding="utf-8")
+    text = to_json(replay_data(game))
+    if game.finished:
+        _write_private(path, text)
+    return text
+
+
 def write_replay(game: Game) -> Path:
+    """The replay's file next to the game file."""
+    path = replay_path(game)
+    text = replay_text(game)
+    if not game.finished:
+        _write_private(path, text)
+    return path.resolve()
+
+
+def replay_data(game: Game) -> dict[str, Any]:
     """Every month's whole map (ownership, cities, units, camps, wars, captures) and its public and private
-    events, next to the game file: public once the game is over."""
-    path = game.store.path.with_suffix(".replay.json")
-    if path.exists() and game.finished:  # a finished game never changes: one replay serves every seat
-        return path.resolve()
+    events: public once the game is over."""
     hashes = game.store.month_hashes()
     months = []
     for m in sorted(hashes):
@@ -49,15 +85,20 @@ def write_replay(game: Game) -> Path:
                      for k, kd in final.kingdoms.items()],
         "end_reason": final.end_reason, "months": months,
     }
-    _write_json(path, data)
+    return data
+
+
+def write_record(game: Game, kingdom: str) -> Path:
+    """The seat's record's file next to the game file."""
+    path = game.store.path.with_suffix(f".{kingdom}.record.json")
+    _write_private(path, to_json(record_data(game, kingdom)))
     return path.resolve()
 
 
-def write_record(game: Game, kingdom: str, replay: Path) -> Path:
+def record_data(game: Game, kingdom: str) -> dict[str, Any]:
     """The seat's own record: each month's briefings, calls and replies, orders with verdicts, notes, goals,
     dispatches, the seconds it took to end the month and, for a model seat, each call's usage and cost."""
     store = game.store
-    path = store.path.with_suffix(f".{kingdom}.record.json")
     final = game.state()
     kd = final.kingdoms[kingdom]
     months: dict[int, dict[str, Any]] = {}
@@ -89,9 +130,8 @@ def write_record(game: Game, kingdom: str, replay: Path) -> Path:
             opened = max(ends.values())
     data = {
         "game": store.path.name, "kingdom": kingdom, "name": kd.name, "ruler": kd.ruler, "result": kd.result,
-        "place": kd.place, "end_reason": final.end_reason, "final_month": final.month, "replay": str(replay),
+        "place": kd.place, "end_reason": final.end_reason, "final_month": final.month, "replay": REPLAY_URI,
         "usage_totals": store.usage_totals().get(kingdom),
         "months": [months[m] for m in sorted(months)],
     }
-    _write_json(path, data)
-    return path.resolve()
+    return data

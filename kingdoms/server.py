@@ -16,6 +16,7 @@ Everything sent to and from a seat is kept in the game file's history, in order 
 from __future__ import annotations
 
 import contextlib
+import importlib.metadata
 import logging
 import os
 import sys
@@ -27,12 +28,17 @@ import anyio
 import anyio.to_thread
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types import ToolAnnotations
 from pydantic import Field
 
+import kingdoms
+from kingdoms import http_auth
 from kingdoms import ruledata as rd
 from kingdoms.game import GameError
+from kingdoms.mcp_content import add_prompts_and_resources
+from kingdoms.mcp_strict import StrictMCPServer
 from kingdoms.session import Session, SessionError
-from kingdoms.storage import StorageError
+from kingdoms.storage import StorageError, match_token
 
 log = logging.getLogger("kingdoms.server")
 
@@ -44,6 +50,8 @@ REFUSAL = ("No seat: this server acts only for a seated ruler, and the seat toke
            "this game's. Over stdio start it with `kingdoms serve GAME --seat TOKEN` (or set KINGDOMS_SEAT); over "
            "HTTP send the header `Authorization: Bearer TOKEN`. The token was printed by `kingdoms new`.")
 
+DISCONNECTED = "The client went away while waiting for the next month; nothing more was sent."
+
 INTERNAL_ERROR = ("The server failed while answering this call (an internal error, now in its log). Check "
                   "get_briefing (or wait_for_turn) before repeating it, or carry on with another tool.")
 
@@ -54,6 +62,27 @@ inspect_tile / get_sites, send orders with issue_orders (try risky ones with pre
 issue_orders end_turn=true with a short note. If the answer says the month is still open, call
 wait_for_turn until the next briefing arrives. get_rules has the full rules; get_history sums up the
 game so far if you lose track. Orders are text like `move unit=5 to=9,4; attack unit=7 to=10,4`."""
+
+
+def package_version() -> str:
+    try:
+        return importlib.metadata.version("kingdoms")
+    except importlib.metadata.PackageNotFoundError:
+        return kingdoms.__version__
+
+
+READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+
+
+class ClientGone(Exception):
+    """The HTTP client of a waiting call disconnected: stop waiting, store no reply."""
+
+
+def request_of(ctx: Context | None) -> Any:
+    """The HTTP request behind a call (None over stdio or in memory)."""
+    with contextlib.suppress(Exception):
+        return ctx.request_context.request  # type: ignore[union-attr]
+    return None
 
 
 def bearer_token(ctx: Context | None) -> str | None:
@@ -87,15 +116,22 @@ def build_server(game_path: str | Path, *, token: str | None = None, wait_s: flo
     Session behind it."""
     session = Session(game_path)
     launch_token = token.strip() if token else None
-    server = MCPServer(name="kingdoms", instructions=INSTRUCTIONS)
+    server = StrictMCPServer(name="kingdoms", version=package_version(), instructions=INSTRUCTIONS)
     server.session = session  # type: ignore[attr-defined]  # for tests and serve()
 
+    def kingdom_of(ctx: Context | None) -> str | None:
+        """The caller's kingdom, from the launch's token or the request's bearer token; None without a valid one."""
+        return session.kingdom_for(launch_token if launch_token is not None else bearer_token(ctx))
+
     def seat_of(ctx: Context) -> str:
-        """The caller's kingdom, from the launch's token or the request's; a ToolError (no game data) otherwise."""
-        kingdom = session.kingdom_for(launch_token if launch_token is not None else bearer_token(ctx))
+        """The caller's kingdom, or a ToolError (no game data)."""
+        kingdom = kingdom_of(ctx)
         if kingdom is None:
             raise ToolError(REFUSAL)
         return kingdom
+
+    add_prompts_and_resources(server, session, kingdom_of,
+                              session.kingdom_for(launch_token) if launch_token else None)
 
     async def run_tool(ctx: Context, tool: str, args: dict[str, Any],
                        body: Callable[[str], Awaitable[str]]) -> str:
@@ -105,6 +141,9 @@ def build_server(game_path: str | Path, *, token: str | None = None, wait_s: flo
         call_id = await anyio.to_thread.run_sync(session.record_call, kingdom, tool, args)
         try:
             text = await body(kingdom)
+        except ClientGone:
+            await anyio.to_thread.run_sync(session.record, kingdom, "disconnect", DISCONNECTED)
+            return DISCONNECTED
         except ToolError as exc:
             message = str(exc)
         except (SessionError, GameError, StorageError) as exc:
@@ -133,12 +172,17 @@ def build_server(game_path: str | Path, *, token: str | None = None, wait_s: flo
 
         return await run_tool(ctx, tool, args, body)
 
-    async def wait_turn(kingdom: str) -> str:
-        """Wait up to `wait_s` for the seat's next turn; returns (and records) its briefing or a still-waiting line."""
+    async def wait_turn(ctx: Context, kingdom: str) -> str:
+        """Wait up to `wait_s` for the seat's next turn; returns (and records) its briefing or a still-waiting line.
+        A client that hangs up ends the wait (ClientGone): over HTTP it is asked at every poll, over stdio and in
+        memory its leaving cancels the call."""
         deadline = anyio.current_time() + wait_s
+        request = request_of(ctx)
         status, month = "", 0
         while True:
             kind, text, month = await anyio.to_thread.run_sync(session.turn_status, kingdom)
+            if await http_auth.client_gone(request):
+                raise ClientGone
             if kind == "turn":
                 await anyio.to_thread.run_sync(session.record, kingdom, "briefing", text, month)
                 return text
@@ -151,7 +195,7 @@ def build_server(game_path: str | Path, *, token: str | None = None, wait_s: flo
         await anyio.to_thread.run_sync(session.record, kingdom, "reply", status, month)
         return status
 
-    @server.tool(structured_output=False, description=(
+    @server.tool(structured_output=False, title="Briefing", annotations=READ_ONLY, description=(
         "Your situation report for the month now open: where the game stands (captures, lead, the Ruin, wars), "
         "your goal, every city with its numbers and ALERTs, every troop, generals, known enemies, city sites, "
         "military buildings, landmarks, what needs attention and what happened last month. Call it first in "
@@ -164,7 +208,7 @@ def build_server(game_path: str | Path, *, token: str | None = None, wait_s: flo
 
         return await run_tool(ctx, "get_briefing", {}, body)
 
-    @server.tool(structured_output=False, description=(
+    @server.tool(structured_output=False, title="Rules", annotations=READ_ONLY, description=(
         "The complete rules this server plays by (map and moves, economy, troops and combat formulas, sieges, "
         "spies, victory by captures, order syntax). Long: read it once at the start of a game and come back "
         "when a reply or a number puzzles you."))
@@ -172,7 +216,7 @@ def build_server(game_path: str | Path, *, token: str | None = None, wait_s: flo
         return await call(ctx, "get_rules", {}, lambda _: session.get_rules(),
                           quiet_reply="[the rules text, {n:,} characters]")
 
-    @server.tool(structured_output=False, description=(
+    @server.tool(structured_output=False, title="City sites", annotations=READ_ONLY, description=(
         "Places where colonists could found a city, among the tiles you have explored, best first: each with "
         "its water (which sets growth), its distance from your nearest city or colonists, the grain and "
         "production a new city there would make at once and with all its starting land worked, and the people "
@@ -181,7 +225,7 @@ def build_server(game_path: str | Path, *, token: str | None = None, wait_s: flo
             description="How many sites to list, best first (1-200).", ge=1, le=200)] = 25) -> str:
         return await call(ctx, "get_sites", {"limit": limit}, session.get_sites, limit)
 
-    @server.tool(structured_output=False, description=(
+    @server.tool(structured_output=False, title="Map", annotations=READ_ONLY, description=(
         "A text map of what you have explored: one terrain letter per tile (lower case where a river runs), "
         "with markers for cities, troops, other units and camps, and a list of what the markers are. Give "
         "center_q, center_r and radius together to see only the area around a tile, which is much shorter; "
@@ -189,11 +233,11 @@ def build_server(game_path: str | Path, *, token: str | None = None, wait_s: flo
     async def get_map(
         ctx: Context,
         center_q: Annotated[int | None, Field(description="q coordinate of the centre tile (give with center_r "
-                                                          "and radius).")] = None,
+                                                          "and radius).", examples=[10])] = None,
         center_r: Annotated[int | None, Field(description="r coordinate of the centre tile (give with center_q "
-                                                          "and radius).")] = None,
+                                                          "and radius).", examples=[8])] = None,
         radius: Annotated[int | None, Field(description="How many tiles around the centre to show (1-40).",
-                                            ge=1, le=40)] = None,
+                                            ge=1, le=40, examples=[5])] = None,
     ) -> str:
         given = [x is not None for x in (center_q, center_r, radius)]
         if any(given) and not all(given):
@@ -203,27 +247,27 @@ def build_server(game_path: str | Path, *, token: str | None = None, wait_s: flo
         return await call(ctx, "get_map", {"center_q": center_q, "center_r": center_r, "radius": radius},
                           session.get_map, center, radius)
 
-    @server.tool(structured_output=False, description=(
+    @server.tool(structured_output=False, title="Inspect a tile", annotations=READ_ONLY, description=(
         "Everything you know about one tile: terrain and what it yields, move cost, defence bonus, any "
         "landmark name, whose land it is, the units you can see on it, and whether colonists could found a "
         "city there (with what that city would make)."))
     async def inspect_tile(
         ctx: Context,
-        q: Annotated[int, Field(description="Axial q coordinate of the tile.")],
-        r: Annotated[int, Field(description="Axial r coordinate of the tile (rows grow downward).")],
+        q: Annotated[int, Field(description="Axial q coordinate of the tile.", examples=[9])],
+        r: Annotated[int, Field(description="Axial r coordinate of the tile (rows grow downward).", examples=[4])],
     ) -> str:
         return await call(ctx, "inspect_tile", {"q": q, "r": r}, session.inspect_tile, q, r)
 
-    @server.tool(structured_output=False, description=(
+    @server.tool(structured_output=False, title="City", annotations=READ_ONLY, description=(
         "A close look at one city. Your own: its full row, what each focus would give, worked tiles, the "
         "queue, improvements and free improvement sites, every item it could build with its price and months "
         "to finish, and the units inside. Another ruler's city: what you have seen of it and your spies' latest "
         "report. Use before set_production, set_focus or an assault."))
     async def get_city(ctx: Context, city_id: Annotated[int, Field(
-            description="The city's id, the number after # in your briefing.")]) -> str:
+            description="The city's id, the number after # in your briefing.", examples=[1])]) -> str:
         return await call(ctx, "get_city", {"city_id": city_id}, session.get_city, city_id)
 
-    @server.tool(structured_output=False, description=(
+    @server.tool(structured_output=False, title="History", annotations=READ_ONLY, description=(
         "A summary of your game so far, to pick up the thread in a new session: your goal, your latest notes "
         "and report, standing orders, what is queued now, then each month newest first in a line or two (orders "
         "given and refused, how the month ended, what was carried out, the main events you saw). About 12,000 "
@@ -241,7 +285,8 @@ def build_server(game_path: str | Path, *, token: str | None = None, wait_s: flo
         return await call(ctx, "get_history", {"month": month, "before": before}, session.get_history, month,
                           before, quiet_reply="[your history, {n:,} characters]")
 
-    @server.tool(structured_output=False, description=(
+    @server.tool(structured_output=False, title="Issue orders", annotations=ToolAnnotations(
+        read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=False), description=(
         "Give orders for the month now open. Each order is checked at once against the board as it stands "
         "(after your orders already queued): accepted ones are queued to run at month end, refused ones are "
         "not queued and the reply says why, so fix and resend them. preview=true only shows what each order "
@@ -249,7 +294,8 @@ def build_server(game_path: str | Path, *, token: str | None = None, wait_s: flo
         "still waiting, call wait_for_turn."))
     async def issue_orders(
         ctx: Context,
-        orders: Annotated[str | list[str | dict[str, Any]], Field(description=_ORDERS_HELP)] = "",
+        orders: Annotated[str | list[str | dict[str, Any]], Field(
+            description=_ORDERS_HELP, examples=["move unit=5 to=9,4; set_focus city=1 focus=food"])] = "",
         end_turn: Annotated[bool, Field(description=(
             "true: after these orders, end your month; the reply then brings the next month's briefing (or says "
             "it is still waiting). Leave false while you still want to add orders."))] = False,
@@ -284,35 +330,38 @@ def build_server(game_path: str | Path, *, token: str | None = None, wait_s: flo
             await anyio.to_thread.run_sync(session.record, kingdom, "reply", reply, month)
             if not ended:
                 return reply
-            return reply + "\n\n" + await wait_turn(kingdom)
+            return reply + "\n\n" + await wait_turn(ctx, kingdom)
 
         return await run_tool(ctx, "issue_orders", args, body)
 
-    @server.tool(structured_output=False, description=(
+    @server.tool(structured_output=False, title="Wait for your turn", annotations=READ_ONLY, description=(
         "Wait for your next month after you have ended this one: returns its briefing (what changed, last "
         "month's results) as soon as every ruler has ended the month, or after about 45 seconds a short "
         "'Still waiting' — then simply call it again. If your month is still open it returns the briefing at "
         "once."))
     async def wait_for_turn(ctx: Context) -> str:
-        return await run_tool(ctx, "wait_for_turn", {}, wait_turn)
+        return await run_tool(ctx, "wait_for_turn", {}, lambda kingdom: wait_turn(ctx, kingdom))
 
-    @server.tool(structured_output=False, description=(
+    @server.tool(structured_output=False, title="Submit a dispatch", annotations=ToolAnnotations(
+        read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False), description=(
         "File a report in your kingdom's chronicle, for your human and spectators: what you did, why, and how "
         "things stand. It has no effect on play. Send progress reports whenever useful (final=false) and one "
         "final report when the game is over for you (final=true)."))
     async def submit_dispatch(
         ctx: Context,
-        report: Annotated[str, Field(description="The report text: what you did, why, and the situation now.")],
+        report: Annotated[str, Field(description="The report text: what you did, why, and the situation now.",
+                                     examples=["Walls first: Xuchang builds a palisade while the levy holds the ford."])],
         final: Annotated[bool, Field(description=(
             "true for your closing report once the game has ended for you; false for a progress report."))],
     ) -> str:
         return await call(ctx, "submit_dispatch", {"report": report, "final": final}, session.submit_dispatch,
                           report, final)
 
-    @server.tool(structured_output=False, description=(
-        "After the game has ended: writes your own record of it (each month's briefings, your orders and the "
-        "replies, notes, goals, reports and the time you took) and the full replay of the whole map month by "
-        "month, and tells you where both files are. Before the end it only says it is not available yet."))
+    @server.tool(structured_output=False, title="Game record", annotations=READ_ONLY, description=(
+        "After the game has ended: names the MCP resources holding your own record of it (each month's "
+        "briefings, your orders and the replies, notes, goals, reports and the time you took) and the full replay "
+        "of the whole map month by month; read them with resources/read. Before the end it only says they are "
+        "not available yet."))
     async def get_game_record(ctx: Context) -> str:
         return await call(ctx, "get_game_record", {}, session.get_game_record)
 
@@ -365,7 +414,7 @@ def build_server(game_path: str | Path, *, token: str | None = None, wait_s: flo
 
 
 def serve(args: Any) -> int:
-    """`kingdoms serve GAME`: one seat over stdio (--seat TOKEN or KINGDOMS_SEAT), or every seat over HTTP."""
+    """`kingdoms serve GAME`: one seat over stdio (KINGDOMS_SEAT or --seat TOKEN), or every seat over HTTP."""
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(name)s %(message)s")
     path = Path(args.game)
     if not path.exists():
@@ -373,24 +422,73 @@ def serve(args: Any) -> int:
         return 2
     try:
         if getattr(args, "http", False):
-            server = build_server(path)
-            host = getattr(args, "host", "127.0.0.1")
-            port = int(getattr(args, "port", 8765))
-            print(f"kingdoms: serving {path} to every seat at http://{host}:{port}/mcp "
-                  "(send Authorization: Bearer TOKEN)", file=sys.stderr)
-            server.run("streamable-http", host=host, port=port)
-            return 0
-        token = getattr(args, "seat", None) or os.environ.get("KINGDOMS_SEAT")
-        server = build_server(path, token=token or "")
-        session: Session = server.session  # type: ignore[attr-defined]
-        kingdom = session.kingdom_for(token) if token else None
-        if kingdom is None:
-            print("kingdoms serve: warning: no valid seat token (--seat or KINGDOMS_SEAT); every tool will refuse",
-                  file=sys.stderr)
-        else:
-            log.info("serving seat %s of %s over stdio", kingdom, path)
-        server.run()
-        return 0
+            return _serve_http(path, args)
+        return _serve_stdio(path, args)
     except StorageError as exc:
         print(f"kingdoms serve: {exc}", file=sys.stderr)
         return 2
+
+
+def _serve_http(path: Path, args: Any) -> int:
+    """Every seat over streamable HTTP behind the seat-token check; other machines only with --allow-remote."""
+    host = getattr(args, "host", None) or "127.0.0.1"
+    port = int(getattr(args, "port", 8765))
+    allowed = list(getattr(args, "allowed_host", None) or [])
+    remote = not http_auth.is_loopback(host)
+    if remote and not getattr(args, "allow_remote", False):
+        print(f"kingdoms serve: --host {host} would let other machines connect over plain HTTP; add --allow-remote "
+              "if that is what you want (and --allowed-host NAME for each name clients will use)", file=sys.stderr)
+        return 2
+    server = build_server(path)
+    app = http_app(server, host=host, allowed_hosts=allowed)
+    if remote:
+        http_auth.remote_warning(host, port, http_auth.transport_security(host, allowed))
+    print(f"kingdoms: serving {path} to every seat at http://{host}:{port}/mcp "
+          "(each request sends Authorization: Bearer TOKEN)", file=sys.stderr)
+    http_auth.serve_http(app, host=host, port=port)
+    return 0
+
+
+def http_app(server: MCPServer, *, host: str = "127.0.0.1", allowed_hosts: list[str] | None = None) -> Any:
+    """The ASGI app serving `server` (from build_server) over streamable HTTP: the SDK's app with Host/Origin
+    checks on, behind the seat-token check of every request."""
+    session: Session = server.session  # type: ignore[attr-defined]
+    digests = session.seat_digests()  # seats never change once a game is made
+    security = http_auth.transport_security(host, list(allowed_hosts or []))
+    app = server.streamable_http_app(transport_security=security, host=host)
+    return http_auth.SeatAuth(app, lambda token: match_token(token, digests))
+
+
+def _serve_stdio(path: Path, args: Any) -> int:
+    """One seat over stdio; a client that goes away ends the server quietly."""
+    token = getattr(args, "seat", None) or os.environ.get("KINGDOMS_SEAT")
+    server = build_server(path, token=token or "")
+    session: Session = server.session  # type: ignore[attr-defined]
+    kingdom = session.kingdom_for(token) if token else None
+    if kingdom is None:
+        print("kingdoms serve: warning: no valid seat token (KINGDOMS_SEAT or --seat); every tool will refuse",
+              file=sys.stderr)
+    else:
+        log.info("serving seat %s of %s over stdio", kingdom, path)
+    try:
+        anyio.run(server.run_stdio_async)
+    except (KeyboardInterrupt, BrokenPipeError, ConnectionResetError):
+        _quiet_stdout()
+    except BaseExceptionGroup as group:
+        if group.split(_CLIENT_GONE)[1] is not None:  # something else went wrong too: show it
+            raise
+        _quiet_stdout()
+    finally:
+        with contextlib.suppress(Exception):
+            session.close()
+    return 0
+
+
+_CLIENT_GONE = (KeyboardInterrupt, BrokenPipeError, ConnectionResetError)
+
+
+def _quiet_stdout() -> None:
+    """The client closed our stdout: point it at /dev/null so the interpreter's last flush stays silent."""
+    with contextlib.suppress(Exception):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())

@@ -21,10 +21,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from kingdoms import history
+from kingdoms import history, records
 from kingdoms.game import Game, GameError, Verdict
 from kingdoms.history import DISPATCH_CHARS, GOAL_CHARS, HISTORY_BUDGET, NOTE_CHARS, SeatFacts
-from kingdoms.records import write_record, write_replay
+from kingdoms.records import RECORD_URI, REPLAY_URI
 from kingdoms.storage import StorageError
 from kingdoms.views import render
 
@@ -39,6 +39,9 @@ FULL_ROWS_EVERY = 10  # TOOLS-070: full city rows every 10th month
 RESULT_MONTHS = 6  # a briefing reports at most this many months of results (OPEN-5)
 #: What a harness may report with report_usage (kingdoms.modelseat); "status" stores nothing.
 USAGE_KINDS = {"session", "call", "retry", "outage", "month_ended", "budget", "provider_failed", "status"}
+
+NOTHING_TO_DO = ("issue_orders got nothing to do: give `orders` (e.g. \"move unit=5 to=9,4; set_focus city=1 "
+                 "focus=food\"), `end_turn`: true to end your month, a `note` or a `goal` — or several of them.")
 
 __all__ = ["DISPATCH_CHARS", "GOAL_CHARS", "HISTORY_BUDGET", "NOTE_CHARS", "Session", "SessionError",
            "orders_reply"]
@@ -285,23 +288,50 @@ class Session:
                 "It changes nothing in play.")
 
     def get_game_record(self, kingdom: str) -> str:
+        """Where a finished game's record and replay are: MCP resources (copies go next to the game file)."""
         self.tick()
         with self.lock:
             state = self.game.state()
             if not state.finished:
                 return (f"Not available yet: the game is still running (month {state.month} of {state.last_month}). "
-                        "Your record and the full replay are written when it ends; ask again then.")
-            replay = write_replay(self.game)
-            record = write_record(self.game, kingdom, replay)
-        return (f"The game is over. Your record (what the game told you each month, your orders and the replies, "
-                f"notes, goals, reports, time per month): {record}\nFull replay (every month's whole map): {replay}\n"
-                "Keep them: the game keeps nothing for you between games.")
+                        "Your record and the full replay can be read when it ends; ask again then.")
+            records.write_replay(self.game)
+            records.write_record(self.game, kingdom)
+        record = RECORD_URI.format(kingdom=kingdom)
+        return (f"The game is over. Read these MCP resources (resources/read) and keep them: the game keeps nothing "
+                f"for you between games.\nYour record (what the game told you each month, your orders and the "
+                f"replies, notes, goals, reports, time per month), JSON: {record}\nFull replay (every month's "
+                f"whole map and every event), JSON: {REPLAY_URI}")
+
+    def record_text(self, kingdom: str) -> str:
+        """The seat's own record as JSON, once the game is over."""
+        self.tick()
+        with self.lock:
+            if not self.game.state().finished:
+                raise SessionError("Your record can be read once the game is over.")
+            return records.to_json(records.record_data(self.game, kingdom))
+
+    def replay_text(self) -> str:
+        """The full replay as JSON, once the game is over (before that it would show what no seat may know)."""
+        self.tick()
+        with self.lock:
+            if not self.game.state().finished:
+                raise SessionError("The full replay can be read once the game is over: it shows every kingdom's "
+                                   "moves.")
+            return records.replay_text(self.game)
+
+    def seat_digests(self) -> dict[str, str]:
+        """Each seat's token digest by kingdom (seats never change once a game is made)."""
+        with self.lock:
+            return self.game.store.seat_digests()
 
     # --- orders and the end of the month -------------------------------------------------------------------
 
     def issue(self, kingdom: str, orders: Any, *, note: str | None, goal: str | None, verbose: bool,
               preview: bool, end_turn: bool, fast_forward: int) -> tuple[str, bool, int]:
         """Check and queue orders, store note and goal, end the month when asked. Returns (reply, ended, month)."""
+        if not (_has_orders(orders) or end_turn or (note and note.strip()) or (goal and goal.strip())):
+            raise SessionError(NOTHING_TO_DO)
         self.tick()
         with self.lock:
             g = self.game

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import hmac
 import json
 import sqlite3
 import zlib
@@ -30,6 +31,16 @@ class StorageError(Exception):
 def token_digest(token: str) -> str:
     """Seat tokens are stored only as digests: the file never holds a usable credential."""
     return hashlib.sha256(token.encode()).hexdigest()
+
+
+def match_token(token: str, digests: dict[str, str]) -> str | None:
+    """The key (a kingdom) whose digest is the token's, comparing every digest in constant time."""
+    wanted = token_digest(token)
+    found = None
+    for key, digest in digests.items():
+        if hmac.compare_digest(wanted, digest):
+            found = key
+    return found
 
 
 def _pack(data: Any) -> bytes:
@@ -141,9 +152,12 @@ class GameStore:
     def seats(self) -> list[dict[str, Any]]:
         return [dict(r) for r in self.db["seats"].rows_where(order_by="rowid")]
 
+    def seat_digests(self) -> dict[str, str]:
+        """Each seat's token digest, by kingdom."""
+        return {r["kingdom"]: r["token_digest"] for r in self.db["seats"].rows}
+
     def seat_for_token(self, token: str) -> str | None:
-        rows = list(self.db["seats"].rows_where("token_digest = ?", [token_digest(token)]))
-        return rows[0]["kingdom"] if rows else None
+        return match_token(token, self.seat_digests())
 
     # --- months -------------------------------------------------------------------------------------
 

@@ -53,7 +53,7 @@ async def test_scripted_agent_plays_a_whole_game_to_a_result(tmp_path: Path) -> 
             if "Still waiting" in brief:
                 err, brief = await call(c, "wait_for_turn")
         err, record = await call(c, "get_game_record")
-        assert not err and "record.json" in record
+        assert not err and "kingdoms://record/" in record
     game = Game.open(path)
     final = game.state()
     assert final.finished and final.end_reason

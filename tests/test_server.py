@@ -19,14 +19,17 @@ from typing import Any
 
 import anyio
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
 from kingdoms import ruledata as rd
 from kingdoms.game import Game
+from kingdoms.mcp_strict import check_arguments, check_value, key_label
 from kingdoms.scenario import build_state, load_scenario
-from kingdoms.server import REFUSAL, build_server
+from kingdoms.server import INTERNAL_ERROR, REFUSAL, build_server
 
 pytestmark = pytest.mark.anyio
 
@@ -356,8 +359,9 @@ async def test_open_85_history_keeps_everything_in_order(tmp_path: Path) -> None
 
 
 async def test_tools_480_490_final_dispatch_and_game_record(tmp_path: Path) -> None:
-    """TOOLS-480/490: a final dispatch is stored; once the game ends, get_game_record writes the seat's record and
-    the full replay next to the game file."""
+    """TOOLS-480/490: a final dispatch is stored; once the game ends, get_game_record names the MCP resources of
+    the seat's record and the full replay (no server paths), both readable through MCP; owner-only copies of
+    both lie next to the game file."""
     path = tmp_path / "g.sqlite"
     last = duel(rd.LAST_MONTH)
     tokens = new_game(path, {"wei": "agent", "shu": "ai:passive"}, state=last)
@@ -370,19 +374,21 @@ async def test_tools_480_490_final_dispatch_and_game_record(tmp_path: Path) -> N
         err, text = await call(c, "submit_dispatch", {"report": "A draw: neither side struck.", "final": True})
         assert not err and "final report" in text
         err, text = await call(c, "get_game_record")
-    assert not err and "The game is over" in text
-    record = path.with_suffix(".wei.record.json")
-    replay = path.with_suffix(".replay.json")
-    assert str(record.resolve()) in text and str(replay.resolve()) in text
-    data = json.loads(record.read_text())
-    assert data["kingdom"] == "wei" and data["result"] == "draw" and data["replay"] == str(replay.resolve())
+        assert not err and "The game is over" in text
+        assert "kingdoms://record/wei" in text and "kingdoms://replay" in text
+        assert str(tmp_path) not in text and ".json" not in text
+        data = json.loads((await c.read_resource("kingdoms://record/wei")).contents[0].text)
+        rep = json.loads((await c.read_resource("kingdoms://replay")).contents[0].text)
+    assert data["kingdom"] == "wei" and data["result"] == "draw" and data["replay"] == "kingdoms://replay"
     first = data["months"][0]
     assert first["month"] == rd.LAST_MONTH and first["orders"][0]["order"] == "set_focus city=1 focus=food"
     assert first["notes"][0]["text"] == "Last stand." and first["seconds"] is not None
     assert any(d["kind"] == "final" for m in data["months"] for d in m["dispatches"])
-    rep = json.loads(replay.read_text())
     assert len(rep["months"]) == 2 and len(rep["months"][0]["owner"]) == 32 * 24
     assert {k["id"] for k in rep["kingdoms"]} == {"wei", "shu"}
+    for copy in (path.with_suffix(".wei.record.json"), path.with_suffix(".replay.json")):
+        assert copy.stat().st_mode & 0o777 == 0o600, copy
+    assert json.loads(path.with_suffix(".replay.json").read_text()) == rep
 
 
 # --- a scripted agent -----------------------------------------------------------------------------------------
@@ -459,7 +465,7 @@ async def http_seat(url: str, token: str | None) -> AsyncIterator[Client]:
 
 async def test_http_serves_every_seat_each_sees_only_its_own(tmp_path: Path) -> None:
     """`kingdoms serve GAME --http`: two seats act at once over streamable HTTP, each with its bearer token; each
-    sees only its own kingdom and is refused when it orders the other's troops; no token, no data."""
+    sees only its own kingdom and is refused when it orders the other's troops; no token, no connection."""
     path = tmp_path / "g.sqlite"
     tokens = new_game(path)
     game = Game.open(path)
@@ -492,12 +498,10 @@ async def test_http_serves_every_seat_each_sees_only_its_own(tmp_path: Path) -> 
             async with anyio.create_task_group() as tg:
                 tg.start_soon(play, "wei", "shu")
                 tg.start_soon(play, "shu", "wei")
-            async with http_seat(url, None) as anon:
-                err, text = await call(anon, "get_briefing")
-                assert err and REFUSAL in text
-            async with http_seat(url, "forged") as anon:
-                err, text = await call(anon, "get_briefing")
-                assert err and REFUSAL in text
+            for token in (None, "forged"):  # no token, no session: the client cannot even connect
+                with pytest.raises(Exception):  # noqa: B017 - the SDK wraps the 401 in its own errors
+                    async with http_seat(url, token) as anon:
+                        await call(anon, "get_briefing")
     finally:
         proc.terminate()
         proc.wait(timeout=10)
@@ -508,4 +512,103 @@ async def test_http_serves_every_seat_each_sees_only_its_own(tmp_path: Path) -> 
         assert not e3 and ("MONTH 2 of 160" in ended or "Still waiting" in ended)
     game = Game.open(path)
     assert game.month == 2 and game.queued("wei", 1) == [] and game.queued("shu", 1) == []
+    game.close()
+
+
+# --- fuzz: argument names and types ------------------------------------------------------------------------------
+
+_ANY_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=12),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    max_leaves=6)
+
+
+def _fits(schema: dict[str, Any]) -> st.SearchStrategy[Any]:
+    """Values a JSON schema accepts (the tools' own: integers with ranges, booleans, texts, unions, lists)."""
+    options = schema.get("anyOf")
+    if options:
+        return st.one_of([_fits({**{k: v for k, v in schema.items() if k != "anyOf"}, **o}) for o in options])
+    t = schema.get("type")
+    if t == "integer":
+        return st.integers(schema.get("minimum", -10**4), schema.get("maximum", 10**4))
+    if t == "boolean":
+        return st.booleans()
+    if t == "string":
+        return st.text(max_size=20)
+    if t == "null":
+        return st.none()
+    if t == "array":
+        return st.lists(_fits(schema.get("items") or {"type": "string"}), max_size=3)
+    if t == "object":
+        return st.dictionaries(st.text(max_size=5), st.integers() | st.text(max_size=5), max_size=3)
+    return _ANY_JSON
+
+
+@pytest.fixture(scope="module")
+def tool_server(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    path = tmp_path_factory.mktemp("schemas") / "g.sqlite"
+    tokens = new_game(path)
+    server = build_server(path, token=tokens["wei"])
+    schemas = {t.name: t.input_schema for t in anyio.run(server.list_tools)}
+    yield server, schemas
+    server.session.close()  # type: ignore[attr-defined]
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_fuzz_argument_names_and_types_are_checked_like_the_schema(tool_server: Any, data: st.DataObject) -> None:
+    """Any argument names and JSON values for any tool: the checker never raises, names every unknown key
+    (with its closest valid one when there is one), says each problem in a line without pydantic text, and what
+    it passes is always accepted by the SDK's own validation (so no pydantic refusal can follow)."""
+    server, schemas = tool_server
+    name = data.draw(st.sampled_from(sorted(schemas)))
+    schema = schemas[name]
+    props = schema["properties"]
+    misspelt = [k[:-1] for k in props if len(k) > 3] + [k + "s" for k in props] + [k.upper() for k in props]
+    keys = data.draw(st.lists(st.sampled_from(sorted(props) or ["x"]) | st.sampled_from(misspelt or ["x"])
+                              | st.text(min_size=1, max_size=10), max_size=5, unique=True))
+    args = {k: data.draw(_fits(props[k]) | _ANY_JSON if k in props else _ANY_JSON) for k in keys}
+    fixed, problems = check_arguments(name, schema, args)
+    for key in args:
+        if key not in props:
+            assert any(p.startswith(f"unknown argument `{key_label(key)}`") for p in problems), (key, problems)
+    missing = [k for k in schema.get("required") or [] if k not in args]
+    assert all(any(f"missing argument `{k}`" in p for p in problems) for k in missing)
+    for p in problems:
+        assert "\n" not in p and "validation error" not in p and "pydantic" not in p and "input_value" not in p
+    if not problems:
+        tool = server._tool_manager.get_tool(name)
+        tool.fn_metadata.validate_arguments(fixed)  # raises if the SDK would refuse what the checker let through
+
+
+async def test_fuzz_bad_calls_through_the_client_change_nothing(tmp_path: Path) -> None:
+    """Two hundred calls, each with a wrong name or type somewhere, through a real client: every one is refused
+    with 'The call was not run', none shows pydantic text or an internal error, and the game file is unchanged."""
+    import random
+
+    path = tmp_path / "g.sqlite"
+    tokens = new_game(path)
+    rng = random.Random(13)
+    junk: list[Any] = [None, True, 3.5, -7, "", "x" * 300, [1, None], {"a": [1]}, "maybe", [[]], 10**9]
+    async with seat(path, tokens["wei"]) as c:
+        schemas = {t.name: t.input_schema for t in (await c.list_tools()).tools}
+        for i in range(200):
+            tool = rng.choice(sorted(schemas))
+            props = schemas[tool]["properties"]
+            args: dict[str, Any] = {k: "set_focus city=1 focus=food" if k == "orders" else 1 for k in
+                                    schemas[tool].get("required") or []}
+            if props and rng.random() < 0.5:
+                key = rng.choice(sorted(props))
+                wrong = [v for v in junk if check_value(props[key], v)[1] is not None]
+                args[key] = rng.choice(wrong)
+            else:
+                key = rng.choice([k + "_" for k in props] + ["order", "endturn", "unit", "x" * (i % 7 + 1)])
+                args[key] = rng.choice(junk)
+            err, text = await call(c, tool, args)
+            assert err and "The call was not run" in text, (tool, args, text)
+            assert "validation error" not in text and "pydantic" not in text and INTERNAL_ERROR not in text
+    game = Game.open(path)
+    assert game.month == 1 and game.queued("wei") == [] and game.store.history("wei") == []
+    assert game.store.notes("wei") == []
     game.close()
