@@ -1,15 +1,18 @@
 """The MCP server: the eleven tools a seated ruler plays with, a thin mapping onto kingdoms.session.Session.
 
-One seat over stdio (its token from `--seat` or the KINGDOMS_SEAT variable), or every seat over streamable
-HTTP, each request naming its seat with `Authorization: Bearer TOKEN`. The token is the only credential:
-without a valid one a tool answers with one refusal and no game data. What each tool says and does is the
-session's (briefings, orders, fast_forward, history, the record); this module seats the caller, records the
-call, runs the session's method in a worker thread and turns a refusal into a ToolError.
+One seat over stdio (its token from the KINGDOMS_SEAT variable or `--seat`), or every seat over streamable
+HTTP, each request naming its seat with `Authorization: Bearer TOKEN` (kingdoms.http_auth refuses any other
+request with a 401 before the SDK sees it). The token is the only credential: without a valid one a tool
+answers with one refusal and no game data. What each tool says and does is the session's (briefings, orders,
+fast_forward, history, the record); this module seats the caller, records the call, runs the session's
+method in a worker thread and turns a refusal into a ToolError. Arguments are checked against each tool's
+schema before it runs (kingdoms.mcp_strict); prompts and resources are kingdoms.mcp_content's.
 
 A month resolves once every living seat has ended it: AI seats end theirs at once, a late seat is ended by
 the game's deadline (OPEN-78). Several stdio processes may share one game file, so a seat waiting for its
 turn polls the file (never blocking the event loop) and answers "still waiting" after about 45 seconds rather
-than outlast an MCP client's request timeout; that wait is MCP's concern and stays here.
+than outlast an MCP client's request timeout; a client that leaves ends the wait. That wait is MCP's concern
+and stays here.
 Everything sent to and from a seat is kept in the game file's history, in order (OPEN-85).
 """
 
