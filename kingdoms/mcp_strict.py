@@ -45,11 +45,12 @@ class StrictMCPServer(MCPServer):
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Context | None = None
                         ) -> CallToolResult | InputRequiredResult:
         """Check the arguments against the tool's schema, then run it; every refusal is one plain ToolError."""
-        schemas = {t.name: t.input_schema for t in await MCPServer.list_tools(self)}
+        schemas = {t.name: t.input_schema for t in await MCPServer.list_tools(self)}  # listed or not
         if name not in schemas:
-            hint = closest(name, list(schemas))
-            raise ToolError(f"unknown tool `{name}`" + (f": did you mean `{hint}`?" if hint else ".")
-                            + f" The tools are: {', '.join(sorted(schemas))}.")
+            listed = sorted(t.name for t in await self.list_tools())
+            hint = closest(name, listed)
+            raise ToolError(f"unknown tool `{key_label(name)}`" + (f": did you mean `{hint}`?" if hint else ".")
+                            + f" The tools are: {', '.join(listed)}.")
         schema = schemas[name]
         args, problems = check_arguments(name, schema, arguments)
         if problems:
@@ -210,9 +211,12 @@ def _check_one(schema: Schema, value: Any) -> tuple[Any, str | None]:
             return value, f"must be {describe(schema)}, got {got(value)}"
         return number, None
     if t == "string":
-        if isinstance(value, str):
-            return value, None
-        return value, f"must be {describe(schema)}, got {got(value)}"
+        if not isinstance(value, str):
+            return value, f"must be {describe(schema)}, got {got(value)}"
+        low, high = schema.get("minLength"), schema.get("maxLength")
+        if (low is not None and len(value) < low) or (high is not None and len(value) > high):
+            return value, f"must be {describe(schema)}, got {len(value):,} characters"
+        return value, None
     if t == "array":
         if isinstance(value, str) and value.strip().startswith("["):  # a list sent as JSON text, as the SDK allows
             try:
@@ -262,7 +266,10 @@ def describe(schema: Schema) -> str:
             return f"{word} of at most {high}"
         return word
     if t == "string":
-        return "a text"
+        low, high = schema.get("minLength"), schema.get("maxLength")
+        if high is not None:
+            return f"a text of {low or 0} to {high:,} characters" if low else f"a text of at most {high:,} characters"
+        return f"a text of at least {low:,} characters" if low else "a text"
     if t == "array":
         items = schema.get("items")
         return f"a list of {_plural(describe(items))}" if items else "a list"

@@ -225,16 +225,21 @@ async def test_anthropic_seat_plays_a_game_over_stdio_with_cost_recorded(tmp_pat
 
 
 async def test_the_ruler_prompt_comes_from_the_server_when_it_offers_one(tmp_path: Path) -> None:
-    """A server with an MCP prompt named "ruler" gives the seat its system prompt; without one, prompts/system.md."""
+    """A server with an MCP prompt named "ruler" gives the seat its system prompt (ours serves prompts/system.md
+    so); without one, the seat reads prompts/system.md itself."""
     from mcp import Client
 
-    from kingdoms.modelseat.seat import GameLink
+    from kingdoms.modelseat.seat import SYSTEM_PROMPT_PATH, GameLink
     from kingdoms.server import build_server
 
     path = tmp_path / "g.sqlite"
     tokens = new_game(path)
     server = build_server(path, token=tokens["wei"])
     async with Client(server) as c:
+        text, source = await GameLink(c).system_prompt()
+        assert source == "the server's 'ruler' prompt"
+        assert text == SYSTEM_PROMPT_PATH.read_text(encoding="utf-8").strip()
+        server.remove_prompt("ruler")
         text, source = await GameLink(c).system_prompt()
         assert source.endswith("system.md") and text.startswith("# You are the ruler")
 
