@@ -1,4 +1,4 @@
-"""The `kingdoms` command: new, info, replay, play, serve, seat, bench."""
+"""The `kingdoms` command: new, info, replay, play, serve, seat, bench, tournament."""
 
 from __future__ import annotations
 
@@ -209,6 +209,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="one JSON object on stdout")
     p.add_argument("--quick", action="store_true", help="shorter runs (for smoke tests)")
     p.set_defaults(fn=cmd_bench)
+    from kingdoms.tournament.cli import add_parser as add_tournament
+
+    add_tournament(sub)
     return parser
 
 
