@@ -411,9 +411,18 @@ def test_an_http_seat_that_never_plays_is_auto_ended_and_voids_the_game(tmp_path
 
 
 def test_the_same_tournament_runs_on_a_local_ray_instance(tmp_path: Path) -> None:
+    """Each game a Ray task; an entrant's max_concurrent is a Ray resource on the instance the runner starts."""
     pytest.importorskip("ray", reason="Ray is the optional 'cluster' extra: pip install -e '.[cluster]'")
+    from kingdoms.tournament.executors import RayExecutor
+
     body = AI_ONLY.replace('name = "standard_b"\nai = "standard"', 'name = "standard_b"\nai = "standard"\n'
                            "max_concurrent = 1").replace("months = 6", "months = 3")
-    data = run(config(body, tmp_path), out=tmp_path / "out", jobs=2, executor="ray", quiet=True)
+    ex = RayExecutor(None, 2, {"standard_b": 1})
+    assert ex.cluster.get("kingdoms_standard_b") == 1 and ex.capacity == 2
+    data = run(config(body, tmp_path), out=tmp_path / "out", executor=ex, quiet=True)
     assert data["games"]["done"] == 6
     assert {r["entrant"]: r["games"] for r in data["entrants"]} == {"passive": 4, "standard": 4, "standard_b": 4}
+    with _Store(tmp_path / "out") as store:
+        spans = sorted((g["started_at"], g["finished_at"]) for g in store.games()
+                       if "standard_b" in g["seats"].values())
+    assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:], strict=False))  # never two at once

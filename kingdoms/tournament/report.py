@@ -219,6 +219,8 @@ def html_page(data: dict[str, Any]) -> str:
                 cells.append(f"{v:.1%}")
             elif key == "rating" and r["anchored"] and v is not None:
                 cells.append(f"{v:.0f} (anchor)")
+            elif key in ("rating", "rating_low", "rating_high", "live") and v is not None:
+                cells.append(f"{v:.0f}")
             else:
                 cells.append(html.escape(_fmt(v)))
         body.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")

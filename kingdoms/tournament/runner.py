@@ -149,9 +149,12 @@ class Progress:
             self._live_view.update(self.render())
 
 
-def _make_executor(kind: str, jobs: int | None, address: str | None, cfg: TournamentConfig) -> Any:
+def _make_executor(kind: Any, jobs: int | None, address: str | None, cfg: TournamentConfig) -> Any:
+    """The executor named by --executor (or one made by the caller, passed as is)."""
     from kingdoms.tournament.executors import LocalExecutor, RayExecutor
 
+    if not isinstance(kind, str):
+        return kind
     limits = {e.name: e.max_concurrent for e in cfg.entrants if e.max_concurrent}
     if kind == "ray":
         return RayExecutor(address, jobs, limits)  # type: ignore[arg-type]
@@ -160,12 +163,13 @@ def _make_executor(kind: str, jobs: int | None, address: str | None, cfg: Tourna
     return LocalExecutor(jobs or 2)
 
 
-def run(target: str | Path, *, out: str | Path | None = None, jobs: int | None = None, executor: str = "local",
+def run(target: str | Path, *, out: str | Path | None = None, jobs: int | None = None, executor: Any = "local",
         address: str | None = None, quiet: bool = False, retry_failed: bool = False,
         max_games: int | None = None) -> dict[str, Any]:
     """Run (or resume) a tournament until every game has a result; returns the final table's data.
 
-    `max_games` stops starting games after that many (for benchmarks of a half-finished tournament).
+    `executor` is "local", "ray" or an executor object (kingdoms.tournament.executors); `max_games` stops
+    starting games after that many (for benchmarks of a half-finished tournament).
     """
     cfg, text, folder = open_config(target)
     out_dir = Path(out) if out else (folder or Path("games") / "tournaments" / cfg.name)
@@ -195,7 +199,7 @@ def run(target: str | Path, *, out: str | Path | None = None, jobs: int | None =
             store.close()
 
 
-def _run_games(store: TournamentStore, cfg: TournamentConfig, out_dir: Path, jobs: int | None, executor: str,
+def _run_games(store: TournamentStore, cfg: TournamentConfig, out_dir: Path, jobs: int | None, executor: Any,
                address: str | None, quiet: bool, max_games: int | None) -> None:
     pending = store.games("pending")
     if not pending:
@@ -276,7 +280,14 @@ def status(folder: str | Path) -> dict[str, Any]:
 # --- the command ----------------------------------------------------------------------------------------
 
 
+def _stop_on_term(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
+
+
 def cmd_run(args: Any) -> int:
+    import signal
+
+    signal.signal(signal.SIGTERM, _stop_on_term)  # `kill` stops as cleanly as ^C: running games go back to pending
     try:
         data = run(args.config, out=args.out, jobs=args.jobs, executor=args.executor, address=args.address,
                    quiet=args.quiet, retry_failed=args.retry_failed, max_games=args.max_games)
