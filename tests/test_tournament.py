@@ -342,7 +342,7 @@ def test_two_external_command_agents_play_through_mcp(tmp_path: Path) -> None:
         f = seat["figures"]
         assert f["months"] == 3 and f["auto_ended"] == 0 and f["calls"] >= 4
         assert f["orders"] > 0 and f["refused"] == 0 and f["first_try_ok"] == f["first_tries"] == f["orders"]
-        assert f["reply_chars"] > 3 * 500 and f["tokens"] == f["reply_chars"] // 4
+        assert f["reply_chars"] > 3 * 500 and f["tokens"] == pytest.approx(f["reply_chars"] / 4, rel=0.05)
         assert seat["failure"] is None
     mcp = json.loads((tmp_path / "games" / "g0001.wei.mcp.json").read_text())
     server = mcp["mcpServers"]["kingdoms"]

@@ -17,11 +17,11 @@ from typing import Any
 
 from kingdoms.engine.victory import captures as captures_of
 from kingdoms.engine.victory import places as places_of
+from kingdoms.history import reply_size
 from kingdoms.orders.syntax import ParsedOrder, parse_orders
 from kingdoms.state import GameState
 from kingdoms.storage import GameStore
 
-CHARS_PER_TOKEN = 4  # the usual rough estimate for English text
 SUBJECT_KEYS = ("unit_id", "unit_ids", "city_id", "general_id")
 _REPLY_KINDS = ("reply", "briefing", "error")
 _KEY_RE = re.compile(r"\b(unit_id|unit_ids|units|unit|city_id|city|general_id|general)\s*[=:]\s*#?(\d+)", re.I)
@@ -113,15 +113,18 @@ def seat_figures(store: GameStore, kingdom: str, times: dict[int, dict[str, tupl
     figs["fast_forward"] = sum(1 for how, _ in months if how == "fast_forward")
     figs["seconds"] = round(sum(secs for how, secs in months if how != "fast_forward"), 3)
     figs["timed_months"] = sum(1 for how, _ in months if how != "fast_forward")
-    rows = store.history(kingdom)
+    rows = [h for h in store.history(kingdom) if int(h["month"]) in times]
     calls = [h for h in rows if h["kind"] == "call"]
     sized = [h for h in calls if h.get("reply_chars") is not None]
-    if sized:  # the store keeps each call's whole reply size
+    if sized:  # the store keeps the size of each call's whole reply
         chars = sum(int(h["reply_chars"]) for h in sized)
-    else:  # older files: the texts the seat was sent
-        chars = sum(len(h["text"] or "") for h in rows if h["kind"] in _REPLY_KINDS)
+        tokens = sum(int(h.get("reply_tokens") or 0) for h in sized)
+    else:  # files written before reply sizes were kept: the texts the seat was sent
+        sizes = [reply_size(h["text"] or "") for h in rows if h["kind"] in _REPLY_KINDS]
+        chars, tokens = sum(c for c, _ in sizes), sum(t for _, t in sizes)
     figs["calls"] = len(calls)
     figs["reply_chars"] = chars
+    figs["tokens"] = tokens
     figs["provider_failures"] = _usage_failures(store, kingdom)
     return figs
 

@@ -30,7 +30,8 @@ from pathlib import Path
 from typing import Any
 
 from kingdoms.game import Game
-from kingdoms.tournament.metrics import CHARS_PER_TOKEN, final_standing, month_times, seat_figures
+from kingdoms.session import Session
+from kingdoms.tournament.metrics import final_standing, month_times, seat_figures
 from kingdoms.tournament.schedule import FILL, GameTask
 
 EXIT_PROVIDER_FAILED = 3  # a seat process exits with this when its model provider failed
@@ -67,18 +68,6 @@ def _game_lock(path: Path) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(fh, fcntl.LOCK_UN)
-
-
-def _session_class() -> Any:
-    """The class that keeps a served game moving (deadline, resolution, AI seats) through `.tick()`."""
-    try:
-        from kingdoms.session import Session  # type: ignore[import-not-found]
-
-        return Session
-    except ImportError:
-        from kingdoms.server import Desk
-
-        return Desk
 
 
 def _kingdoms_command() -> list[str]:
@@ -256,12 +245,12 @@ def _play_external(job: dict[str, Any], task: GameTask, path: Path, game: Game, 
     t0 = time.time()
     seats = _Seats(job, task, path, tokens)
     failures: list[dict[str, Any]] = []
-    session = None
+    session: Session | None = None
     try:
         seats.start_server()
         seats.launch()
         timings["seat"] = time.time() - t0
-        session = _session_class()(path)
+        session = Session(path)
         while True:
             session.tick()
             state = game.state()
@@ -304,7 +293,6 @@ def collect(game: Game, task: GameTask, job: dict[str, Any], failures: list[dict
     void_reasons = []
     for kingdom, name in task.seats.items():
         figs = seat_figures(store, kingdom, times)
-        figs["tokens"] = figs["reply_chars"] // CHARS_PER_TOKEN
         failure = failed_seats.get(kingdom)
         if failure and failure["kind"] == "crashed" and figs["provider_failures"]:
             failure["kind"] = "provider_failed"
