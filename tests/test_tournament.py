@@ -25,7 +25,7 @@ from kingdoms.tournament.metrics import intent, order_figures
 from kingdoms.tournament.runner import run
 from kingdoms.tournament.schedule import FILL, build_schedule, schedule_digest
 from kingdoms.tournament.store import TournamentStore
-from kingdoms.tournament.worker import play_job
+from kingdoms.tournament.worker import play_job, seat_argv
 
 ROOT = Path(__file__).resolve().parent.parent
 AGENT = ROOT / "examples" / "agents" / "end_turn_agent.py"
@@ -103,6 +103,20 @@ def test_config_refuses_unknown_keys_and_entrants_of_no_or_two_kinds() -> None:
 def test_a_command_may_be_one_string() -> None:
     cfg = config_from_text('[[entrants]]\nname = "x"\ncommand = "python agent.py --fast"\n[[scenarios]]\nname = "duel"\n')
     assert cfg.entrants[0].command == ["python", "agent.py", "--fast"]
+
+
+def test_a_model_entrant_runs_the_built_in_model_seat_as_a_command() -> None:
+    """`model = "PROVIDER:MODEL"` starts `kingdoms seat --url ... --model ...` (the token is in KINGDOMS_SEAT)."""
+    cfg = config_from_text('[[entrants]]\nname = "claude"\nmodel = "anthropic:claude-sonnet-4-5"\n'
+                           'model_args = ["--max-tokens", "800"]\nmax_concurrent = 1\n[[scenarios]]\nname = "duel"\n')
+    e = cfg.entrants[0]
+    assert e.kind == "model" and e.controller == "agent" and e.external
+    argv = seat_argv(e.model_dump(), "http://127.0.0.1:9/mcp")
+    assert argv[1:] == ["-m", "kingdoms.cli", "seat", "--url", "http://127.0.0.1:9/mcp", "--model",
+                        "anthropic:claude-sonnet-4-5", "--max-tokens", "800"]
+    assert seat_argv({"command": ["{python}", "agent.py"]}, "u") == [sys.executable, "agent.py"]
+    with pytest.raises(ConfigError, match="PROVIDER:MODEL"):
+        config_from_text('[[entrants]]\nname = "m"\nmodel = "claude"\n[[scenarios]]\nname = "duel"\n')
 
 
 # --- the schedule -------------------------------------------------------------------------------------

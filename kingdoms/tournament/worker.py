@@ -127,6 +127,15 @@ def _controller(job: dict[str, Any], entrant: str) -> str:
     return f"ai:{spec['ai']}" if spec.get("ai") else "agent"
 
 
+def seat_argv(spec: dict[str, Any], url: str) -> list[str]:
+    """The process a command or model entrant is started as: its command ({python} = this interpreter), or
+    the built-in model seat `python -m kingdoms.cli seat --url URL --model PROVIDER:MODEL [model_args]`."""
+    if spec.get("model"):
+        return [sys.executable, "-m", "kingdoms.cli", "seat", "--url", url, "--model", spec["model"],
+                *spec.get("model_args", [])]
+    return [sys.executable if a == "{python}" else a for a in spec["command"]]
+
+
 def _last_month(game: Game, months: int | None) -> int:
     state = game.state()
     start = int(game.meta.get("start_month", 1))
@@ -194,11 +203,7 @@ class _Seats:
                         "KINGDOMS_MCP_CONFIG": str(mcp_path), "KINGDOMS_GAME": str(self.path),
                         "KINGDOMS_KINGDOM": kingdom, "KINGDOMS_ENTRANT": name})
             env.update(spec.get("env") or {})
-            if spec.get("model"):
-                argv = [sys.executable, "-m", "kingdoms.cli", "seat", "--url", self.url, "--model", spec["model"],
-                        *spec.get("model_args", [])]
-            else:
-                argv = [sys.executable if a == "{python}" else a for a in spec["command"]]
+            argv = seat_argv(spec, self.url)
             self.procs[kingdom] = self._popen(argv, f"{self.task.id}-{kingdom}-{name}.log", env, cwd=self.job["base"])
         if connect:
             _write_private(self.path.with_name(f"{self.path.stem}.connect.json"), connect)
@@ -256,7 +261,12 @@ def _play_external(job: dict[str, Any], task: GameTask, path: Path, game: Game, 
             state = game.state()
             if state.finished or state.month > last:
                 break
-            for kingdom, code in seats.exited().items():
+            exited = seats.exited()
+            if exited:
+                state = game.state()  # fresh: the game may have ended just as a seat quit
+                if state.finished or state.month > last:
+                    break
+            for kingdom, code in exited.items():
                 if state.kingdoms[kingdom].eliminated:
                     continue
                 name = task.seats[kingdom]
