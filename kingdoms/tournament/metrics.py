@@ -2,7 +2,8 @@
 
 What a tournament table needs about how a seat played, beyond its place: orders given and refused, how
 many were right the first time, how long its months took, how much text the game sent it, how many of its
-months were ended for it by the deadline, and whether its provider reported a failure.
+months were ended for it by the deadline, and, for a model seat (kingdoms seat's usage rows), its model
+calls, their cost, months lost to provider outages and whether its provider failed.
 
 First try: an order is a first try unless an order with the same verb for the same unit (or city, or
 general) was refused earlier in the same month for that kingdom; a refused order fixed on a later try
@@ -71,18 +72,6 @@ def order_figures(rows: list[dict[str, Any]]) -> dict[str, int]:
     return {"orders": given, "refused": refused, "first_tries": first, "first_try_ok": first_ok}
 
 
-def _usage_failures(store: GameStore, kingdom: str) -> int:
-    """Provider failures a model seat reported into the game file (0 when the file keeps no usage rows)."""
-    if "usage" not in store.db.table_names():
-        return 0
-    cols = {c.name for c in store.db["usage"].columns}
-    if not {"kingdom", "kind"} <= cols:
-        return 0
-    row = store.db.execute("SELECT COUNT(*) FROM usage WHERE kingdom = ? AND kind = 'provider_failed'",
-                           [kingdom]).fetchone()
-    return int(row[0]) if row else 0
-
-
 def month_times(store: GameStore, last: int | None = None) -> dict[int, dict[str, tuple[str, float]]]:
     """{month: {kingdom: (how, seconds from the month's opening to its end for that seat)}} of every resolved
     month up to `last` (a month still open when play stopped, or played past the months cap, is left out).
@@ -125,7 +114,12 @@ def seat_figures(store: GameStore, kingdom: str, times: dict[int, dict[str, tupl
     figs["calls"] = len(calls)
     figs["reply_chars"] = chars
     figs["tokens"] = tokens
-    figs["provider_failures"] = _usage_failures(store, kingdom)
+    usage = [r for r in store.usage(kingdom) if int(r["month"]) in times or r["kind"] == "provider_failed"]
+    figs["provider_failures"] = sum(1 for r in usage if r["kind"] == "provider_failed")
+    figs["outages"] = len({int(r["month"]) for r in usage if r["kind"] == "outage"})
+    figs["harness_ended"] = sum(1 for r in usage if r["kind"] == "month_ended")
+    figs["model_calls"] = sum(1 for r in usage if r["kind"] == "call")
+    figs["cost_usd"] = round(sum(float(r.get("cost_usd") or 0.0) for r in usage if r["kind"] == "call"), 6)
     return figs
 
 

@@ -4,7 +4,8 @@ Rated games are the `done` ones (void and failed games are listed, never rated).
 wins/draws/losses, mean place, captures, the season rating with its 95 % interval and the live rating,
 then how it played (from every done or void game's file): orders refused per 100 orders, the first-try
 valid rate, mean seconds per month, reply characters and estimated tokens per month, months auto-ended
-by the deadline, void games, and crashed / provider-failed games.
+by the deadline, for model seats the months lost to provider outages and the model cost, void games, and
+crashed / provider-failed games.
 """
 
 from __future__ import annotations
@@ -26,8 +27,8 @@ COLUMNS = [
     ("rating_high", "95% high"), ("live", "live"), ("refused_per_100", "refused/100"),
     ("first_try_valid", "first-try valid"), ("seconds_per_month", "s/month"),
     ("reply_chars_per_month", "reply chars/month"), ("tokens_per_month", "tokens/month"),
-    ("auto_ended", "auto-ended months"), ("void_games", "void"), ("crashed", "crashed"),
-    ("provider_failed", "provider failed"),
+    ("auto_ended", "auto-ended months"), ("outages", "outage months"), ("cost_usd", "model cost $"),
+    ("void_games", "void"), ("crashed", "crashed"), ("provider_failed", "provider failed"),
 ]
 
 
@@ -64,7 +65,7 @@ def build_table(store: TournamentStore) -> dict[str, Any]:
                     continue
                 f = s["figures"]
                 for key in ("orders", "refused", "first_tries", "first_try_ok", "months", "auto_ended", "seconds",
-                            "timed_months", "reply_chars", "tokens", "calls"):
+                            "timed_months", "reply_chars", "tokens", "calls", "outages", "model_calls", "cost_usd"):
                     add(name, key, float(f.get(key, 0)))
                 if g["status"] == "void":
                     add(name, "void_games", 1)
@@ -97,6 +98,8 @@ def build_table(store: TournamentStore) -> dict[str, Any]:
             "reply_chars_per_month": _ratio(a.get("reply_chars", 0), a.get("months", 0), 1, 0),
             "tokens_per_month": _ratio(a.get("tokens", 0), a.get("months", 0), 1, 0),
             "auto_ended": int(a.get("auto_ended", 0)), "months": int(a.get("months", 0)),
+            "outages": int(a.get("outages", 0)), "model_calls": int(a.get("model_calls", 0)),
+            "cost_usd": round(a["cost_usd"], 4) if a.get("model_calls") else None,
             "void_games": int(a.get("void_games", 0)), "crashed": int(a.get("crashed", 0)),
             "provider_failed": int(a.get("provider_failed", 0)),
         })
@@ -129,7 +132,7 @@ def rich_table(data: dict[str, Any]) -> Any:
     t = Table(title=f"{data['tournament']}: {c['done']} rated, {c['void']} void, {c['failed']} failed, "
                     f"{c['pending'] + c['running']} to play", title_justify="left")
     heads = ["entrant", "kind", "games", "W-D-L", "place", "caps", "rating [95%]", "live", "ref/100", "1st-try",
-             "s/mo", "chars/mo", "tok/mo", "auto-end", "void", "crash", "prov.fail"]
+             "s/mo", "chars/mo", "tok/mo", "auto-end", "outage", "cost $", "void", "crash", "prov.fail"]
     for h in heads:
         t.add_column(h, justify="left" if h in ("entrant", "kind") else "right", no_wrap=True)
     for r in data["entrants"]:
@@ -144,11 +147,12 @@ def rich_table(data: dict[str, Any]) -> Any:
                   "-" if r["live"] is None else f"{r['live']:.0f} ±{r['live_sigma']:.0f}",
                   _fmt(r["refused_per_100"]), "-" if r["first_try_valid"] is None else f"{r['first_try_valid']:.0%}",
                   _fmt(r["seconds_per_month"]), _fmt(r["reply_chars_per_month"]), _fmt(r["tokens_per_month"]),
-                  str(r["auto_ended"]), str(r["void_games"]), str(r["crashed"]), str(r["provider_failed"]))
+                  str(r["auto_ended"]), str(r["outages"]), "-" if r["cost_usd"] is None else f"{r['cost_usd']:.4f}",
+                  str(r["void_games"]), str(r["crashed"]), str(r["provider_failed"]))
     return t
 
 
-def text_table(data: dict[str, Any], width: int = 180) -> str:
+def text_table(data: dict[str, Any], width: int = 200) -> str:
     """The table as plain text (rich, no colours), wide enough not to wrap, with the void and failed games."""
     from rich.console import Console
 
@@ -161,7 +165,7 @@ def text_table(data: dict[str, Any], width: int = 180) -> str:
 
 def csv_text(data: dict[str, Any]) -> str:
     out = io.StringIO()
-    keys = [k for k, _ in COLUMNS] + ["anchored", "live_sigma", "orders", "months"]
+    keys = [k for k, _ in COLUMNS] + ["anchored", "live_sigma", "orders", "months", "model_calls"]
     writer = csv.DictWriter(out, fieldnames=keys, extrasaction="ignore", lineterminator="\n")
     writer.writeheader()
     for r in data["entrants"]:

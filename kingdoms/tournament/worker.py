@@ -8,7 +8,8 @@ worker serves the game over HTTP (`kingdoms serve GAME --http`) on a free port, 
 `model` entrant with its seat's connection in the environment, writes the connection of each `http`
 entrant to GAME.connect.json, and keeps the game moving (deadlines, AI seats) until it ends. A seat's
 process that exits before the game is over for it fails the game as `crashed` (or `provider_failed` when it
-exits with code 3 or its provider failures are stored in the game file); such a game is reported, not rated.
+exits with code 4, as `kingdoms seat` does, or its provider failures are stored in the game file); so does a
+seat whose provider was out for more than the void share of its months. Such a game is reported, not rated.
 
 A lock file per game makes sure one worker at a time plays it, even when a killed runner's worker is
 still finishing it.
@@ -34,7 +35,7 @@ from kingdoms.session import Session
 from kingdoms.tournament.metrics import final_standing, month_times, seat_figures
 from kingdoms.tournament.schedule import FILL, GameTask
 
-EXIT_PROVIDER_FAILED = 3  # a seat process exits with this when its model provider failed
+EXIT_PROVIDER_FAILED = 4  # a seat process exits with this when its model provider failed (as kingdoms seat does)
 POLL_S = 0.2
 SERVER_START_S = 30.0
 AGENT_GRACE_S = 10.0  # after the game ends, how long seats may take to finish (final report) before stopping
@@ -129,9 +130,9 @@ def _controller(job: dict[str, Any], entrant: str) -> str:
 
 def seat_argv(spec: dict[str, Any], url: str) -> list[str]:
     """The process a command or model entrant is started as: its command ({python} = this interpreter), or
-    the built-in model seat `python -m kingdoms.cli seat --url URL --model PROVIDER:MODEL [model_args]`."""
+    the built-in model seat `python -m kingdoms seat --url URL --model PROVIDER:MODEL [model_args]`."""
     if spec.get("model"):
-        return [sys.executable, "-m", "kingdoms.cli", "seat", "--url", url, "--model", spec["model"],
+        return [sys.executable, "-m", "kingdoms", "seat", "--url", url, "--model", spec["model"],
                 *spec.get("model_args", [])]
     return [sys.executable if a == "{python}" else a for a in spec["command"]]
 
@@ -306,6 +307,11 @@ def collect(game: Game, task: GameTask, job: dict[str, Any], failures: list[dict
         failure = failed_seats.get(kingdom)
         if failure and failure["kind"] == "crashed" and figs["provider_failures"]:
             failure["kind"] = "provider_failed"
+        if not failure and figs["months"] and figs["outages"] / figs["months"] > float(job["void_share"]):
+            failure = {"kingdom": kingdom, "entrant": name, "month": state.month, "exit_code": None,
+                       "kind": "provider_failed", "log": f"{figs['outages']} of {figs['months']} months lost to "
+                       "provider outages"}
+            failures.append(failure)
         seat = {"kingdom": kingdom, "entrant": name, **standing[kingdom], "figures": figs,
                 "failure": failure["kind"] if failure else None}
         seats.append(seat)
