@@ -219,6 +219,19 @@ def test_recruit_200_unpaid_soldiers_desert_in_proportion() -> None:
     assert [e for e in ctx.events if e.kind == "desertion"][0].data["men"] == 1_000
 
 
+def test_recruit_200_open_32_deserters_add_up_exactly_by_largest_remainder() -> None:
+    """RECRUIT-200, OPEN-32: 1,000 + 1,500 + 8,500 levies cost 11 + 1.5 = 12.5 against an output of 12: 500 men
+    desert. Shares of 500 x men / 11,000: 45.45, 68.18, 386.36. Rounded one by one they make 45 + 68 + 386 = 499;
+    by largest remainder the floors (499) get the one man left on the biggest remainder (.45): 46 + 68 + 386."""
+    state, _city = reference_state(levies=False)
+    a = add_unit(state, "wei", "levy", *CENTRE, 1_000, rations=4.0)
+    b = add_unit(state, "wei", "levy", 5, 4, 1_500, rations=6.0)
+    c = add_unit(state, "wei", "levy", 3, 4, 8_500, rations=34.0)
+    ctx = run(state, "production")
+    assert (1_000 - a.men, 1_500 - b.men, 8_500 - c.men) == (46, 68, 386)
+    assert [e for e in ctx.events if e.kind == "desertion"][0].data["men"] == 500
+
+
 def test_build_020_030_palisade_gives_walls_40_and_stone_walls_raise_the_ceiling() -> None:
     """BUILD-020/030: store 10 + 8.5 pays the palisade (10): walls 40, ceiling 40, 8.5 stored; then 25 more in
     store pays the walls: ceiling 100, walls still 40 (they rise +5 a month in the sieges' repairs)."""

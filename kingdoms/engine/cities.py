@@ -121,6 +121,23 @@ def production_phase(ctx: MonthContext) -> None:
             run_queue(ctx, city, b.available, b.gross)
 
 
+def desertion_shares(men: list[int], want: int) -> list[int]:
+    """`want` deserters shared over troops of `men` in proportion, by largest remainder, so they add up exactly.
+
+    Each troop first loses the whole part of its share; the men still missing come one each from the troops
+    with the largest remainders (ties: the earlier troop in the list) (RECRUIT-200, OPEN-32).
+    """
+    total = sum(men)
+    if total <= 0 or want <= 0:
+        return [0] * len(men)
+    want = min(want, total)
+    shares = [m * want // total for m in men]
+    rest = [(m * want) % total for m in men]  # remainders x total, exact in integers
+    for k in sorted(range(len(men)), key=lambda k: (-rest[k], k))[:want - sum(shares)]:
+        shares[k] += 1
+    return shares
+
+
 def desert(ctx: MonthContext, kingdom: str, shortfall: float) -> int:
     """Upkeep beyond the whole output: shortfall x 1,000 men desert, spread over troops by size (RECRUIT-200, OPEN-32)."""
     state = ctx.state
@@ -133,8 +150,7 @@ def desert(ctx: MonthContext, kingdom: str, shortfall: float) -> int:
     gone = 0
     parts: list[str] = []
     broken: list[int] = []
-    for unit in troops:
-        lose = min(unit.men, eco.round_half_up(unit.men * want / total))
+    for unit, lose in zip(troops, desertion_shares([u.men for u in troops], want), strict=True):
         if lose <= 0:
             continue
         unit.men -= lose
