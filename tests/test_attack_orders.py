@@ -10,6 +10,8 @@ Neighbours of (q,r): the steps of kingdoms.hexgrid.DIRECTIONS (E +1,0; W -1,0; N
 
 from __future__ import annotations
 
+import pytest
+
 from kingdoms.engine.generals import new_general
 from kingdoms.engine.land import found_city
 from kingdoms.engine.month import check_orders, resolve_month
@@ -292,3 +294,27 @@ def test_combat_420_attack_on_a_target_an_earlier_one_cleared_stays_queued():
     res = check_orders(state, "wei", [], [Attack(unit_id=a.id, to=(4, 4)), Attack(unit_id=b.id, to=(4, 4))])
     assert res[0].ok and "destroyed" in res[0].message, res[0].message
     assert res[1].ok and "queued in case" in res[1].message, res[1].message
+
+
+# --- COMBAT-200: a troop broken earlier in the month is yours to move again next month ---------------------------
+
+
+@pytest.mark.parametrize("aim", [(3, 4), (8, 4)])
+def test_combat_200_turn_060_a_troop_broken_earlier_in_the_month_runs_no_order_of_its_own(aim):
+    """COMBAT-200, TURN-060: Wei acts first; its 3,000 levies strike Shu's 1,000 at (4,4), which lose
+    0.2 x sqrt(3,000 x 1,000) = 346 (35%: they break) and fall back one tile. Shu's own attack order for that troop,
+    carried out later the same month (on the troop that struck it, or on one farther off that it would march
+    toward), does not run: it fails saying the troop broke, and no attack order stands."""
+    state = world()
+    wei = add(state, "wei", "levy", (3, 4), 3_000)
+    add(state, "wei", "levy", (8, 4), 2_000)
+    shu = add(state, "shu", "levy", (4, 4), 1_000)
+    add(state, "shu", "scout", (8, 2))  # keeps (8,4) in Shu's sight
+    res = resolve_month(state, {"wei": [Attack(unit_id=wei.id, to=(4, 4))],
+                                "shu": [Attack(unit_id=shu.id, to=aim)]})
+    after = res.state.units[shu.id]
+    assert after.men == 1_000 - 346 and after.tile != (4, 4)
+    (out,) = [o for o in res.outcomes if o.kingdom == "shu"]
+    assert not out.ok and out.code == "broken", out
+    assert "broke" in out.result and "next month" in out.result
+    assert after.standing is None and after.standing_meta is None

@@ -289,7 +289,7 @@ def test_turn_090_cavalry_attack_then_ride_off_but_foot_cannot(make_game: MakeGa
     cav = add(state, "wei", "cavalry", (2, 4), 2_000)
     add(state, "shu", "levy", (3, 4), 6_000)
     levy = add(state, "wei", "levy", (2, 6), 3_000)
-    add(state, "shu", "levy", (3, 6), 6_000)
+    add(state, "shu", "levy", (3, 6), 2_500)  # the levy loses 0.2 x 2,500 = 500 (17%): it does not break
     game = make_game(state)
     issue(game, "wei", f"attack unit={cav.id} to=3,4; move unit={cav.id} to=0,4; "
                        f"attack unit={levy.id} to=3,6; move unit={levy.id} to=0,6")

@@ -332,7 +332,8 @@ def fall_back(ctx: MonthContext, unit: Unit, enemy: Tile, pursuer_cavalry: bool 
 
     Pursuit: when `pursuer_cavalry` (the enemy it fought is cavalry) or a cavalry troop of `foe_owner` stands
     beside it, it first loses another 20% of the men it has left; under 100 it scatters. With no tile to flee
-    to it is encircled and destroyed. A fled troop has no moves left this month and loses its standing order.
+    to it is encircled and destroyed. A fled troop has no moves left this month, loses its standing order and
+    carries out no further order this month (month.run_order refuses them).
     Returns the tail of a sentence ("falls back to (q,r)", ...).
     """
     state = ctx.state
@@ -352,7 +353,9 @@ def fall_back(ctx: MonthContext, unit: Unit, enemy: Tile, pursuer_cavalry: bool 
     unit.q, unit.r = dest
     unit.fortified = False
     unit.standing = None
+    unit.standing_meta = None
     ctx.moves_left[unit.id] = 0.0
+    ctx.broken.add(unit.id)  # its orders this month no longer run: it is yours to move next month (COMBAT-200)
     return f"breaks{note} and falls back to {fmt_tile(dest)}"
 
 

@@ -81,6 +81,7 @@ class MonthContext:
         self.captured: set[int] = set()  # cities that changed hands this month (CONQ-050: no unrest that month)
         self.sabotaged: set[int] = set()  # cities sabotaged this month (INTEL-170)
         self.fed: dict[int, float] = {}  # dan each unit has eaten this month, from any source (SUPPLY)
+        self.broken: set[int] = set()  # troops that broke and fell back this month: no more orders (COMBAT-200)
         self.acting: str | None = None  # kingdom whose orders are running
         #: where each unit stood when the month began: an attack aims at what stood on its tile (COMBAT-320)
         self.start_tiles: dict[int, tuple[int, int]] = {u.id: (u.q, u.r) for u in state.units.values()}
