@@ -512,6 +512,43 @@ def test_intel_160_sabotage_granary_burns_half():
     assert s.wars == []  # OPEN-39: sabotage never starts a war
 
 
+def test_intel_160_sabotage_granary_preview_uses_the_spy_report():
+    """INTEL-160, INTEL-140, TURN-170: the preview of burning a granary is built from what the kingdom knows: its
+    spy's last report showed 204.6 dan, so half of it, 102.3 dan, would burn. Without a report the amount is said
+    to be unknown (the true grain never shows). The month end burns half of the true stock."""
+    from kingdoms.engine.intel import city_report
+
+    s = world()
+    c = city(s, "shu", 12, 6, grain=204.6)
+    _spy_in(s, "wei", c)
+    (blind,) = check_orders(s, "wei", [], [Sabotage(city_id=c.id, target="granary")])
+    assert blind.ok and "unknown" in blind.message and "0.0 dan" not in blind.message, blind.message
+    assert "204.6" not in blind.message and "102.3" not in blind.message
+    s.kingdoms["wei"].memory["reports"] = {str(c.id): city_report(s, c, s.month - 1, "stationed")}
+    (seen,) = check_orders(s, "wei", [], [Sabotage(city_id=c.id, target="granary")])
+    assert seen.ok and "102.3 dan" in seen.message and "204.6" in seen.message, seen.message
+    assert f"M{s.month - 1}" in seen.message
+    res = resolve_month(s, {"wei": [Sabotage(city_id=c.id, target="granary")]})
+    assert [o.result for o in res.outcomes if o.kingdom == "wei"] == [
+        f"your spy in {c.name} burned 102.3 dan, half its granary, and is lost"]
+
+
+def test_intel_160_sabotage_panic_preview_uses_the_spy_report():
+    """INTEL-160, INTEL-140: the panic preview counts deserters from the spy's fresh report (12% of 5,000 = 600);
+    the garrison's true men today (4,000, after the report) do not show."""
+    from kingdoms.engine.intel import city_report
+
+    s = world()
+    c = city(s, "shu", 12, 6)
+    troop = unit(s, "shu", "spearman", 12, 6, men=5_000)
+    _spy_in(s, "wei", c)
+    s.kingdoms["wei"].memory["reports"] = {str(c.id): city_report(s, c, s.month - 1, "stationed")}
+    troop.men = 4_000
+    (res,) = check_orders(s, "wei", [], [Sabotage(city_id=c.id, target="panic")])
+    assert res.ok and f"#{troop.id} spearman would lose about 600 of 5,000 men" in res.message, res.message
+    assert "4,000" not in res.message and "480" not in res.message
+
+
 def test_intel_160_sabotage_panic():
     """INTEL-160: panic - 12% of the garrison deserts (5,000 -> 4,400) and the rest lose 20 morale (90 -> 70)."""
     s = world()

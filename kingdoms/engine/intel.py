@@ -31,6 +31,7 @@ from kingdoms.engine.registry import phase, verb
 from kingdoms.engine.sight import compute_sight, hex_to_mask, mask_to_hex
 from kingdoms.engine.visibility import (
     city_troops,
+    has_fresh_report,
     known_city_tile,
     own_units_text,
     require_known_city,
@@ -225,6 +226,8 @@ def run_sabotage(ctx: MonthContext, kingdom: str, order: Any) -> str:
     spy = stationed(state, kingdom, city.id)[0]
     state.spies.remove(spy)
     ctx.sabotaged.add(city.id)
+    if ctx.scratch:
+        return _sabotage_preview(state, kingdom, city, order.target)
     me = _kname(state, kingdom)
     if order.target == "granary":
         burned = city.grain * rd.SABOTAGE_GRANARY_SHARE
@@ -243,6 +246,30 @@ def run_sabotage(ctx: MonthContext, kingdom: str, order: Any) -> str:
         ctx.emit("sabotage", f"SABOTAGE: a spy of {me} spread panic in {city.name}: " + "; ".join(lines) + ".",
                  [city.owner], city_id=city.id, target="panic", by=kingdom)
     return f"your spy spread panic in {city.name} and is lost: " + "; ".join(lines)
+
+
+def _sabotage_preview(state: GameState, kingdom: str, city: City, target: str) -> str:
+    """What a sabotage would do, from what the kingdom knows: its spies' last report on the city (INTEL-140/160).
+
+    The believed board holds no foreign grain and only estimated garrisons, so the figures come from the report;
+    without one the amounts are said to be unknown.
+    """
+    rep = (state.kingdoms[kingdom].memory.get("reports") or {}).get(str(city.id))
+    if target == "granary":
+        if rep is None or rep.get("grain") is None:
+            return (f"your spy in {city.name} would burn half its granary and be lost (how much grain it holds is "
+                    "unknown: you have no spy report on it)")
+        grain = float(rep["grain"])
+        return (f"your spy in {city.name} would burn half its granary and be lost: about "
+                f"{grain * rd.SABOTAGE_GRANARY_SHARE:.1f} dan of the {grain:.1f} your spy reported in M{rep['month']}")
+    if rep is None or not has_fresh_report(state, kingdom, city.id):
+        return (f"your spy in {city.name} would spread panic and be lost: every troop inside loses "
+                f"{rd.PANIC_DESERT:.0%} of its men and {rd.PANIC_MORALE:g} morale (their numbers are unknown without a "
+                "fresh spy report)")
+    lines = [f"#{g['id']} {g['type']} would lose about {int(int(g['men']) * rd.PANIC_DESERT + 0.5):,} of "
+             f"{int(g['men']):,} men" for g in rep.get("garrison") or ()]
+    return (f"your spy in {city.name} would spread panic and be lost (by its report of M{rep['month']}): "
+            + ("; ".join(lines) or "no troop was inside") + f"; the rest lose {rd.PANIC_MORALE:g} morale")
 
 
 # --- spies captured when a city falls (INTEL-200) -----------------------------------------------------------
