@@ -707,3 +707,40 @@ def test_recruit_210_disband_refusals():
     with pytest.raises(OrderFailed) as err:
         run_disband(MonthContext(state), "wei", Disband(unit_id=wagon(state, "wei", FIELD, 5).id))
     assert err.value.code == "not_a_troop"
+
+
+def test_supply_270_turn_060_month_end_refusal_says_a_new_rival_camp_was_not_in_sight():
+    """SUPPLY-270, TURN-060: Shu acts first this month and pitches a camp at (6,6); Wei's camp at FIELD (6,4), 2 tiles
+    off, was fine when ordered (no camp stood there then) and is refused when carried out. The refusal says the
+    rival camp was not in sight when the order was given (orders are checked again when carried out)."""
+    from kingdoms.engine.month import check_orders, resolve_month
+
+    state = world()
+    assert state.rotation[0] == "shu"
+    shu = troop(state, "shu", (6, 6), 3_000, rations=12.0)
+    wei = troop(state, "wei", FIELD, 3_000, rations=12.0)
+    (verdict,) = check_orders(state, "wei", [], [Build(unit_id=wei.id, what="camp")])
+    assert verdict.ok, verdict.message
+    res = resolve_month(state, {"shu": [Build(unit_id=shu.id, what="camp")],
+                                "wei": [Build(unit_id=wei.id, what="camp")]})
+    (out,) = [o for o in res.outcomes if o.kingdom == "wei"]
+    assert not out.ok and out.code == "camp_too_close"
+    assert "not in your sight when you gave the order: it was pitched this month" in out.result, out.result
+
+
+def test_supply_270_turn_060_month_end_refusal_says_an_unseen_rival_camp_was_not_in_sight():
+    """SUPPLY-270, TURN-060: Shu's camp at (9,2) is 3 tiles from Wei's troop at FIELD (6,4), beyond its sight of 2.
+    Wei moves the troop to (8,4), 2 tiles from the camp, and pitches a camp there: accepted when given (the camp
+    is not on Wei's board), refused at month end, saying the camp was not in sight when the order was given."""
+    from kingdoms.engine.month import check_orders, resolve_month
+    from kingdoms.orders.models import Move
+
+    state = world()
+    camp(state, "shu", (9, 2), 0)
+    wei = troop(state, "wei", FIELD, 3_000, rations=12.0)
+    orders = [Move(unit_id=wei.id, to=(8, 4)), Build(unit_id=wei.id, what="camp")]
+    assert all(v.ok for v in check_orders(state, "wei", [], orders))
+    res = resolve_month(state, {"wei": orders})
+    out = [o for o in res.outcomes if o.kingdom == "wei"][1]
+    assert not out.ok and out.code == "camp_too_close"
+    assert "not in your sight when you gave the order; orders are checked again" in out.result, out.result

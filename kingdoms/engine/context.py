@@ -85,6 +85,7 @@ class MonthContext:
         self.acting: str | None = None  # kingdom whose orders are running
         #: where each unit stood when the month began: an attack aims at what stood on its tile (COMBAT-320)
         self.start_tiles: dict[int, tuple[int, int]] = {u.id: (u.q, u.r) for u in state.units.values()}
+        self.start_camps: frozenset[int] = frozenset(state.camps)  # camps standing when the month began
         self._rngs: dict[str, np.random.Generator] = {}
 
     def rng(self, purpose: str) -> np.random.Generator:

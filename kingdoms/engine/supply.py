@@ -260,10 +260,8 @@ def camp_problem(state: GameState, unit: Unit) -> tuple[str, str] | None:
     i = state.map.index(*tile)
     if i >= 0 and bool(state.map.river[i]):
         return "river_tile", f"{fmt_tile(tile)} is a river tile: pitch the camp on a bank beside it"
-    near = sorted((c for c in state.camps.values() if distance(tile, (c.q, c.r)) < rd.CAMP_SPACING),
-                  key=lambda c: (*_nearest_key((c.q, c.r), tile), c.id))
-    if near:
-        other = near[0]
+    other = _too_close(state, tile)
+    if other is not None:
         whose = "your" if other.owner == unit.owner else "a rival"
         d = distance(tile, (other.q, other.r))
         away = "stands on this very tile" if d == 0 else f"is {d} tile{'s' if d != 1 else ''} away"
@@ -277,14 +275,30 @@ def camp_problem(state: GameState, unit: Unit) -> tuple[str, str] | None:
     return None
 
 
+def _too_close(state: GameState, tile: Tile) -> Camp | None:
+    """The nearest camp closer than the camp spacing to `tile` (then lowest r, q, id), if any (SUPPLY-270)."""
+    near = [c for c in state.camps.values() if distance(tile, (c.q, c.r)) < rd.CAMP_SPACING]
+    return min(near, key=lambda c: (*_nearest_key((c.q, c.r), tile), c.id)) if near else None
+
+
 def _check_build(ctx: MonthContext, kingdom: str, order) -> None:
     unit = require_own_unit(ctx.state, kingdom, order.unit_id, accept=_can_pitch,
                             what=f"troops of {rd.CAMP_MIN_MEN}+ men")
     if order.what != "camp":
         raise OrderFailed("unknown_building", f"a troop can build only a camp (build unit={unit.id} what=camp)")
     problem = camp_problem(ctx.state, unit)
-    if problem is not None:
-        raise OrderFailed(*problem)
+    if problem is None:
+        return
+    code, message = problem
+    other = _too_close(ctx.state, unit.tile) if code == "camp_too_close" and not ctx.scratch else None
+    if other is not None and other.owner != kingdom:
+        # checked again when carried out (TURN-060): say why the issue-time check could not know of it
+        new = other.id not in ctx.start_camps
+        if new or str(other.id) not in (ctx.state.kingdoms[kingdom].memory.get("camps") or {}):
+            message += (" (that camp was not in your sight when you gave the order"
+                        + (": it was pitched this month" if new else "")
+                        + "; orders are checked again when carried out)")
+    raise OrderFailed(code, message)
 
 
 @verb("build", check=_check_build)
