@@ -115,6 +115,48 @@ def test_supply_070_ration_cap_is_four_months():
     assert ration_cap(troop(state, "wei", FIELD, 2_000)) == pytest.approx(8.0)
 
 
+def test_supply_070_rations_above_four_months_are_lost_after_battle_losses():
+    """SUPPLY-070, COMBAT-130: 3,000 levies carrying 12 dan (4 months) attack 6,000 Shu levies on open ground and
+    lose 0.2 x sqrt(3,000 x 6,000) = 848.5 -> 849 men: 2,151 are left, who carry at most 4 x 2.151 = 8.604 dan;
+    the fallen men's share is lost with them. The preview's advance note never counts more than 4 months."""
+    from kingdoms.engine.month import run_order
+    from kingdoms.engine.registry import load_areas
+    from kingdoms.orders.models import Attack
+
+    load_areas()
+    state = world()
+    wei = troop(state, "wei", (5, 5), 3_000, rations=12.0)
+    troop(state, "shu", (6, 5), 6_000, rations=24.0)
+    run_order(MonthContext(state), "wei", Attack(unit_id=wei.id, to=(6, 5)))
+    assert wei.men == 2_151
+    assert wei.rations == pytest.approx(8.604)
+    assert ration_months_left(wei) == pytest.approx(4.0)
+
+
+def test_supply_070_merged_rations_are_capped_at_four_months_of_the_merged_men():
+    """SUPPLY-070, MOVE-190: 2,000 men with 8 dan join 1,000 carrying 10 dan (more than the 4 they may carry, as a
+    troop that lost men before this rule kept): the 3,000 carry at most 4 x 3 = 12 dan, not 18."""
+    from kingdoms.engine.movement import merge_units
+
+    state = world()
+    a = troop(state, "wei", FIELD, 2_000, rations=8.0)
+    b = troop(state, "wei", (6, 5), 1_000, rations=10.0)
+    merge_units(MonthContext(state), a, b)
+    assert b.men == 3_000 and b.rations == pytest.approx(12.0)
+
+
+def test_supply_070_month_end_leaves_no_troop_carrying_more_than_four_months():
+    """SUPPLY-070: a troop of 1,000 that carries 11.1 dan (11.1 months) in the field eats 1 and ends the month with
+    4 dan, 4 months' worth; ration_months_left never reports more than 4."""
+    from kingdoms.engine.month import resolve_month
+
+    state = world()
+    unit = troop(state, "wei", FIELD, 1_000, rations=11.1)
+    assert ration_months_left(unit) == pytest.approx(4.0)
+    after = resolve_month(state, {}).state.units[unit.id]
+    assert after.rations == pytest.approx(4.0)
+
+
 def test_supply_090_ration_months_and_warning_helpers():
     """SUPPLY-090: 6 dan for 3,000 men last 6 / 3 = 2 months; a 3-month march beyond supply outlasts them."""
     state = world()

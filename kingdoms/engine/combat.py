@@ -31,7 +31,14 @@ from kingdoms.engine.conquest import captor_of, remove_unit, side_name
 from kingdoms.engine.context import MonthContext
 from kingdoms.engine.economy import occupies, round_half_up
 from kingdoms.engine.pathing import AGENT, CIVILIAN, TROOP, Ground, slot_of
-from kingdoms.engine.supply import burn_camp, capture_wagon, hunger_strength, in_own_camp, on_enter_tile
+from kingdoms.engine.supply import (
+    burn_camp,
+    capture_wagon,
+    drop_excess_rations,
+    hunger_strength,
+    in_own_camp,
+    on_enter_tile,
+)
 from kingdoms.hexgrid import Tile, distance, fmt_tile
 from kingdoms.state import GameState, Unit
 
@@ -269,6 +276,7 @@ def hurt(state: GameState, unit: Unit, lost: int, *, morale: bool = True, can_br
     if morale:
         unit.morale = morale_after(unit, lost)
     unit.men = before - lost
+    drop_excess_rations(unit)  # the fallen men's rations are lost with them (SUPPLY-070)
     unit.xp += 1
     gen.add_general_xp(state, unit)
     destroyed = unit.men < rd.BREAK_UP_BELOW
@@ -346,6 +354,7 @@ def fall_back(ctx: MonthContext, unit: Unit, enemy: Tile, pursuer_cavalry: bool 
     if pursuer_cavalry or _cavalry_beside(state, foe_owner, unit.tile):
         chased = round_half_up(unit.men * rd.PURSUIT_LOSS)
         unit.men -= chased
+        drop_excess_rations(unit)
         note = f", loses {chased:,} more to pursuing cavalry"
         if unit.men < rd.BREAK_UP_BELOW:
             remove_unit(ctx, unit, captor)

@@ -31,7 +31,13 @@ from kingdoms.engine.pathing import (
     slot_of,
 )
 from kingdoms.engine.registry import phase, verb
-from kingdoms.engine.supply import in_supply, march_outlasts_rations, on_enter_tile, ration_months_left
+from kingdoms.engine.supply import (
+    drop_excess_rations,
+    in_supply,
+    march_outlasts_rations,
+    on_enter_tile,
+    ration_months_left,
+)
 from kingdoms.engine.visibility import require_own_unit
 from kingdoms.hexgrid import Tile, distance, fmt_tile
 from kingdoms.state import GameState, Unit
@@ -398,6 +404,7 @@ def merge_units(ctx: MonthContext, unit: Unit, target: Unit) -> str:
         target.hunger = (unit.hunger * unit.men + target.hunger * target.men) / total
     target.men = total
     target.rations += unit.rations
+    drop_excess_rations(target)  # at most 4 months of the merged men (SUPPLY-070)
     note = ""
     if unit.general_id is not None:
         gid = unit.general_id

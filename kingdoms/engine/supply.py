@@ -48,9 +48,23 @@ def ration_cap(unit: Unit) -> float:
 
 
 def ration_months_left(unit: Unit) -> float:
-    """Months the troop's carried rations last out of supply (inf for units that eat nothing)."""
+    """Months the troop's carried rations last out of supply, never more than 4 (inf for units that eat nothing)."""
     need = monthly_need(unit)
-    return unit.rations / need if need > 0 else math.inf
+    return min(float(rd.MAX_RATION_MONTHS), unit.rations / need) if need > 0 else math.inf
+
+
+def drop_excess_rations(unit: Unit) -> float:
+    """Bring carried rations back to at most 4 months of the troop's men; returns the dan lost (SUPPLY-070).
+
+    After losses (battle, hunger, desertion) or a merge the men left cannot carry more: what is beyond their
+    4 months is lost (left behind with the fallen), never kept for later.
+    """
+    cap = ration_cap(unit) if unit.spec.fighting else unit.rations
+    if unit.rations <= cap + EPS:
+        return 0.0
+    lost = unit.rations - cap
+    unit.rations = cap
+    return lost
 
 
 def march_outlasts_rations(unit: Unit, months: float) -> bool:
@@ -200,8 +214,11 @@ def hunger_phase(ctx: MonthContext) -> None:
         missing = max(0.0, need - fed) / need
         if missing <= EPS:
             unit.hunger = 0.0
-            continue
-        _starve(ctx, unit, missing)
+        else:
+            _starve(ctx, unit, missing)
+    for unit in state.units.values():  # the month's losses so far: no troop carries more than 4 months (SUPPLY-070)
+        if unit.spec.fighting:
+            drop_excess_rations(unit)
 
 
 def _starve(ctx: MonthContext, unit: Unit, missing: float) -> None:
