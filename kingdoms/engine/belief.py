@@ -2,14 +2,17 @@
 
 Issue-time checks and previews run on this believed board (TURN-050, TURN-170), so a refusal, a route, a
 preview or a "what would work" hint can only be built from what the kingdom may know (INTEL-050): a
-hidden enemy never blocks, an unseen border never closes, an unknown city is not there. The month-end run
-uses the true state and checks every order again (TURN-060).
+hidden enemy never blocks, an unseen border never closes, an unknown city is not there. Land in sight shows
+as its holder's, as inspect_tile shows it, even when its city is out of sight: such tiles carry the holder's
+code (engine.land.holder_code) instead of a city id, so they close at peace and cannot be founded on.
+The month-end run uses the true state and checks every order again (TURN-060).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from kingdoms.engine.land import FREE, holder_code
 from kingdoms.engine.sight import Sight, sight_of
 from kingdoms.engine.visibility import (
     can_see_unit,
@@ -74,10 +77,23 @@ def believed_state(state: GameState, kingdom: str, sight: Sight | None = None) -
     # Land: the kingdom knows who holds its own land and the tiles in its sight; elsewhere it cannot tell.
     own_ids = np.array([c.id for c in board.cities.values() if c.owner == kingdom], dtype=np.int32)
     known = sight.visible | np.isin(board.owner, own_ids)
-    owner = np.where(known, board.owner, -1).astype(np.int32)
+    owner = np.where(known, board.owner, FREE).astype(np.int32)
     for i in keep_centres:
         owner[i] = state.owner[i]
-    owner[~np.isin(owner, np.array(list(board.cities) or [-2], dtype=np.int32))] = -1
+    owner[~np.isin(owner, np.array(list(board.cities) or [-2], dtype=np.int32))] = FREE
+    # Land in sight shows as its holder's, as inspect_tile shows it (DIPLO-020, INTEL-050): where the city is not
+    # on the board (unknown) or the board remembers it in other hands, the tile carries the holder's code.
+    for cid in np.unique(state.owner[sight.visible]):
+        cid = int(cid)
+        true = state.cities.get(cid)
+        if cid < 0 or true is None:
+            continue
+        mine = board.cities.get(cid)
+        if mine is None or mine.owner != true.owner:
+            tiles = sight.visible & (state.owner == cid)
+            if mine is not None:
+                tiles[gm.index(mine.q, mine.r)] = False  # the centre of a known city stays that city's
+            owner[tiles] = holder_code(state, true.owner)
     board.owner = owner
     board.camps = {cid: c for cid, c in board.camps.items()
                    if c.owner == kingdom or sight.sees(gm, c.q, c.r)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from kingdoms import ruledata as rd
 from kingdoms.engine.context import MonthContext, OrderFailed
+from kingdoms.engine.land import land_holder
 from kingdoms.engine.pathing import Ground
 from kingdoms.engine.registry import phase, verb
 from kingdoms.hexgrid import Tile, distance, fmt_tile
@@ -76,9 +77,10 @@ def closed_by(state: GameState, kingdom: str, q: int, r: int) -> str | None:
 def _holders(state: GameState, q: int, r: int) -> list[str]:
     """Kingdoms (or bandits) holding (q, r): the owner of the city whose land it is, and of a camp on it."""
     out: list[str] = []
-    city = state.tile_owner_city(q, r)
-    if city is not None:
-        out.append(city.owner)
+    i = state.map.index(q, r)
+    holder = land_holder(state, i) if i >= 0 else None
+    if holder is not None:
+        out.append(holder)
     out.extend(c.owner for c in state.camps.values() if (c.q, c.r) == (q, r))
     return out
 

@@ -384,7 +384,7 @@ def claim_candidates(state: GameState, city: City, tiles: Iterable[int], people:
     for i in held:
         for j in gm.nbr[i]:
             j = int(j)
-            if j < 0 or j in held or j in out or state.owner[j] >= 0 or not gm.is_land[j]:
+            if j < 0 or j in held or j in out or state.owner[j] != -1 or not gm.is_land[j]:  # -1: free (land.FREE)
                 continue
             if distance(centre, gm.tile(j)) <= reach:
                 out.add(j)

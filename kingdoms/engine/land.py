@@ -10,6 +10,45 @@ from kingdoms import ruledata as rd
 from kingdoms.state import City, GameState
 
 
+#: `GameState.owner` holds a city id per tile, or FREE. A kingdom's believed board (engine/belief.py) may also
+#: hold a HOLDER CODE (below -1): land it sees whose city it does not know, marked with the holder it sees.
+FREE = -1
+
+
+def _holders_in_order(state: GameState) -> list[str]:
+    return [*sorted(state.kingdoms), rd.BANDITS]
+
+
+def holder_code(state: GameState, holder: str) -> int:
+    """The code (below -1) marking, on a believed board, land of `holder` whose city the kingdom does not know."""
+    return -2 - _holders_in_order(state).index(holder)
+
+
+def land_holder(state: GameState, i: int) -> str | None:
+    """Who holds flat index i: the owner of the city whose land it is, or the holder a believed board marks it
+    with (a kingdom id or "bandits"); None when free or unknown (CITY-280)."""
+    cid = int(state.owner[i])
+    if cid >= 0:
+        city = state.cities.get(cid)
+        return city.owner if city is not None else None
+    if cid == FREE:
+        return None
+    names = _holders_in_order(state)
+    k = -2 - cid
+    return names[k] if 0 <= k < len(names) else None
+
+
+def _land_name(state: GameState, i: int) -> str:
+    """'Chengdu', or the holder's name for land whose city the board does not know, for refusals."""
+    cid = int(state.owner[i])
+    city = state.cities.get(cid) if cid >= 0 else None
+    if city is not None:
+        return city.name
+    holder = land_holder(state, i)
+    kd = state.kingdoms.get(holder) if holder is not None else None
+    return f"a city of {kd.name if kd is not None else holder}" if holder is not None else "another city"
+
+
 def founding_problem(state: GameState, q: int, r: int) -> str | None:
     """Why a city cannot be founded on (q, r), or None when it can (CITY-320, VIC-120, OPEN-64)."""
     gm = state.map
@@ -19,14 +58,12 @@ def founding_problem(state: GameState, q: int, r: int) -> str | None:
     terrain = rd.TERRAINS[int(gm.terrain[i])]
     if terrain.code in (rd.M, rd.W):
         return f"({q},{r}) is {terrain.name}: cities stand on grassland, plains, forest or hills"
-    if state.owner[i] >= 0:
-        holder = state.cities.get(int(state.owner[i]))
-        return f"({q},{r}) is land of {holder.name if holder else 'another city'}: found on unclaimed land"
+    if state.owner[i] != FREE:
+        return f"({q},{r}) is land of {_land_name(state, i)}: found on unclaimed land"
     for j in gm.nbr[i]:
-        if j >= 0 and state.owner[j] >= 0:
-            holder = state.cities.get(int(state.owner[j]))
-            name = holder.name if holder else "another city"
-            return f"({q},{r}) touches land of {name} at {gm.tile(int(j))}: none of the 6 tiles around may belong to a city"
+        if j >= 0 and state.owner[j] != FREE:
+            return (f"({q},{r}) touches land of {_land_name(state, int(j))} at {gm.tile(int(j))}: none of the 6 tiles "
+                    "around may belong to a city")
     return None
 
 
@@ -36,7 +73,7 @@ def founding_ring(state: GameState, q: int, r: int) -> list[int]:
     i = gm.index(q, r)
     ring = [i]
     for j in gm.nbr[i]:
-        if j >= 0 and state.owner[j] < 0:
+        if j >= 0 and state.owner[j] == FREE:
             ring.append(int(j))
     return ring
 

@@ -39,6 +39,7 @@ from dataclasses import dataclass, field, fields
 import numpy as np
 
 from kingdoms import ruledata as rd
+from kingdoms.engine.land import holder_code
 from kingdoms.gamemap import GameMap
 from kingdoms.hexgrid import Tile
 from kingdoms.state import GameState, Unit
@@ -174,11 +175,14 @@ def _closed_land(state: GameState, owner: str, net: _Net) -> bytes:
     peace = {k for k in state.kingdoms if k != owner and not state.at_war(owner, k)}
     if not peace:
         return net.impassable
+    held = state.owner
+    coded = bool(held.size) and int(held.min()) < -1  # a believed board: land seen, its city unknown (land.FREE)
     ids = tuple(c.id for c in state.cities.values() if c.owner in peace)
+    if coded:
+        ids += tuple(holder_code(state, k) for k in sorted(peace))
     camps = tuple((c.q, c.r) for c in state.camps.values() if c.owner in peace)
     if not ids and not camps:
         return net.impassable
-    held = state.owner
     key = (ids, camps, held.dtype.str, held.shape)
     tiles = held.tobytes() if ids else b""
     hit = net.closed.get(key)
@@ -186,7 +190,7 @@ def _closed_land(state: GameState, owner: str, net: _Net) -> bytes:
         return hit[1]
     closed = net.impassable_arr.copy()
     if ids:
-        if held.size and int(held.min()) < -1:
+        if coded:
             closed |= np.isin(held, ids)
         else:
             lut = np.zeros(max(max(ids), int(held.max(initial=-1))) + 2, dtype=bool)  # -1 reads the last: False

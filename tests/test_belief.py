@@ -1,0 +1,55 @@
+"""The board a kingdom believes in (engine/belief.py) agrees with what its tools show it (TURN-050, INTEL-050).
+
+Issue-time checks and previews run on the believed board; inspect_tile, get_city and the briefing are built from
+the view. Where the two could disagree — land in sight whose city is not, the Ruin's holder, terrain never
+explored, the waiting between troops — an order must be judged on exactly what the kingdom is shown.
+Neighbours of (q,r): the steps of kingdoms.hexgrid.DIRECTIONS (E +1,0; W -1,0; NE +1,-1; NW 0,-1; SE 0,+1; SW -1,+1).
+"""
+
+from __future__ import annotations
+
+from kingdoms.engine.belief import believed_state
+from kingdoms.engine.land import found_city
+from kingdoms.engine.month import check_orders
+from kingdoms.orders.models import Attack, Move
+from kingdoms.views import tile_view
+from tests.armies import add, corridor, world
+
+# --- DIPLO-020/080: land in sight shows, and closes, as its owner's even when its city is out of sight -------------
+
+
+def _lane_at_peace():
+    """A lane along row 4 (mountains above and below). Shu's city at (8,4) holds (7,4) and (9,4) of the lane.
+    Wei's levy at (5,4) sees (7,4) but not the city (3 tiles off); Wei's scout at (13,4) sees (9,4) and Shu's
+    troop at (10,4), not the city (5 tiles off). Wei and Shu are at peace."""
+    state = world(corridor(4), width=20, war=False)
+    city = found_city(state, "shu", 8, 4, people=15_000, grain=100, name="Chengdu")
+    levy = add(state, "wei", "levy", (5, 4), 3_000)
+    add(state, "wei", "scout", (13, 4))
+    target = add(state, "shu", "levy", (10, 4), 2_000)
+    return state, city, levy, target
+
+
+def test_diplo_020_visible_land_of_an_unseen_city_shows_and_closes_as_its_owners():
+    """DIPLO-020, INTEL-050, TURN-050: inspect_tile shows (7,4) as Shu's land; the believed board holds it as Shu's
+    too, so a move onto it at peace is refused at once as closed land (not accepted and failed at month end). The
+    city itself, out of sight, stays unknown: its tile is not on the believed board."""
+    state, city, levy, _target = _lane_at_peace()
+    assert tile_view(state, "wei", 7, 4).holder == "shu"
+    assert tile_view(state, "wei", 8, 4).holder is None  # out of sight
+    board = believed_state(state, "wei")
+    assert board.city_at(8, 4) is None
+    (verdict,) = check_orders(state, "wei", [], [Move(unit_id=levy.id, to=(7, 4))])
+    assert not verdict.ok and verdict.code == "closed_border", verdict
+    assert "Chengdu" not in verdict.message and "(8,4)" not in verdict.message
+
+
+def test_diplo_080_surprise_attack_whose_way_runs_through_visible_land_is_refused_at_once():
+    """DIPLO-080, TURN-050: the only way from (5,4) to Shu's troop at (10,4) runs through (7,4) and (9,4), land of
+    Shu that Wei sees: a surprise attack on it by cavalry (5 moves: in reach this month over unknown ground) is
+    refused when given."""
+    state, _city, _levy, target = _lane_at_peace()
+    rider = add(state, "wei", "cavalry", (4, 4), 2_000)
+    (verdict,) = check_orders(state, "wei", [], [Attack(unit_id=rider.id, to=target.tile, surprise=True)])
+    assert not verdict.ok and verdict.code == "no_route", verdict
+    assert "Chengdu" not in verdict.message
