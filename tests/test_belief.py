@@ -53,3 +53,47 @@ def test_diplo_080_surprise_attack_whose_way_runs_through_visible_land_is_refuse
     (verdict,) = check_orders(state, "wei", [], [Attack(unit_id=rider.id, to=target.tile, surprise=True)])
     assert not verdict.ok and verdict.code == "no_route", verdict
     assert "Chengdu" not in verdict.message
+
+
+# --- VIC-130: the Ruin's holder is public and current on the believed board -----------------------------------
+
+
+def _ruin_taken_by_shu(*, war: bool):
+    """The Ruin at (12,4) on the lane, taken by Shu since Wei last saw it (Wei's map says bandits, month 3).
+    Wei's cavalry at (5,4) is 7 tiles off: out of sight of the Ruin."""
+    from kingdoms.engine.bandits import make_ruin
+    from kingdoms.engine.visibility import city_record
+
+    state = world(corridor(4), width=20, war=war)
+    ruin = make_ruin(state, 12, 4)
+    state.kingdoms["wei"].memory["cities"] = {str(ruin.id): city_record(ruin, [], False, 3)}
+    for u in [u for u in state.units.values() if u.tile == ruin.tile]:
+        del state.units[u.id]
+    ruin.owner = "shu"
+    add(state, "shu", "spearman", ruin.tile, 2_000)
+    rider = add(state, "wei", "cavalry", (5, 4), 3_000)
+    return state, ruin, rider
+
+
+def test_vic_130_diplo_060_attack_on_the_ruin_held_by_a_kingdom_at_peace_needs_surprise():
+    """VIC-130, DIPLO-060: the Ruin's holder is public: held by Shu (at peace), an attack on it without surprise is
+    refused when given, whatever Wei's map remembers of it (bandits, month 3)."""
+    state, ruin, rider = _ruin_taken_by_shu(war=False)
+    assert believed_state(state, "wei").cities[ruin.id].owner == "shu"
+    (verdict,) = check_orders(state, "wei", [], [Attack(unit_id=rider.id, to=ruin.tile)])
+    assert not verdict.ok and verdict.code == "at_peace", verdict
+
+
+def test_vic_130_combat_370_attack_on_the_ruin_is_aimed_at_its_current_holder():
+    """VIC-130, COMBAT-370: at war with Shu, an attack on the Ruin is aimed at its holder now (Shu), not the one
+    Wei's map remembers (bandits): the cavalry rides 5 tiles to (10,4), sees the Ruin still Shu's, and the attack
+    order stands (it does not end as `target_changed_hands`)."""
+    from kingdoms.engine.month import resolve_month
+
+    state, ruin, rider = _ruin_taken_by_shu(war=True)
+    (verdict,) = check_orders(state, "wei", [], [Attack(unit_id=rider.id, to=ruin.tile)])
+    assert verdict.ok and "bandits" not in verdict.message, verdict
+    res = resolve_month(state, {"wei": [Attack(unit_id=rider.id, to=ruin.tile)]})
+    (out,) = [o for o in res.outcomes if o.kingdom == "wei"]
+    assert out.ok and "the attack order stands" in out.result, out
+    assert res.state.units[rider.id].standing_meta["owner"] == "shu"

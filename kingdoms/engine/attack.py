@@ -150,6 +150,8 @@ def resolve_target(ctx: MonthContext, kingdom: str, to: Tile, aim: dict | None =
     if city is not None and city.owner == kingdom:
         raise OrderFailed("own_target", f"{city.name} {fmt_tile(to)} is your own city: attack an enemy; "
                                         f"{targets_in_sight(state, kingdom, origin or to, sight)}")
+    if city is not None and city.is_ruin and not sight.sees(state.map, *to):
+        return Target("city", to, city.owner, city=city)  # where it is and who holds it are public (VIC-130)
     if not sight.sees(state.map, *to):
         rec = _remembered_city(state, kingdom, to)
         if rec is not None:  # out of sight: the city as the map last showed it (COMBAT-380)
@@ -270,8 +272,9 @@ def _aimed_city(ctx: MonthContext, kingdom: str, to: Tile, aim: dict) -> Target:
     name = aim.get("name") or (city.name if city is not None else "the city")
     target = Target("city", to, str(aim.get("owner")), city=city, label=name,
                     city_id=int(cid) if cid is not None else None)
-    if not sight_of(state, kingdom).sees(state.map, *to):
-        return target  # whether it changed hands or is gone is judged when it is seen again
+    if not sight_of(state, kingdom).sees(state.map, *to) and not (city is not None and city.is_ruin):
+        return target  # whether it changed hands or is gone is judged when it is seen again (the Ruin's holder
+        # is public: judged at once, VIC-130)
     return judge_city(state, kingdom, target)
 
 

@@ -68,7 +68,8 @@ def believed_state(state: GameState, kingdom: str, sight: Sight | None = None) -
         if tile is None:
             del board.cities[cid]
             continue
-        if not sight.sees(gm, city.q, city.r) and city.owner != kingdom:
+        if not sight.sees(gm, city.q, city.r) and city.owner != kingdom and not city.is_ruin:
+            # out of sight, a city is held by whom the map last saw; the Ruin's holder is public (VIC-130)
             rec = memory.get(str(cid))
             if rec is not None and rec.get("owner"):
                 city.owner = rec["owner"]

@@ -465,6 +465,10 @@ def update_memory(state: GameState, kingdom: str, sight: Any | None = None) -> N
             del cities[k]
     for rec in seen.cities:
         cities[str(rec["id"])] = rec
+    for k, rec in cities.items():
+        c = state.cities.get(int(k))
+        if c is not None and c.is_ruin and rec.get("owner") != c.owner:
+            cities[k] = {**rec, "owner": c.owner}  # who holds the Ruin is public, in sight or not (VIC-130)
     units = {k: v for k, v in (mem.get("units") or {}).items()
              if not in_sight(v) and month - int(v["month"]) <= UNIT_MEMORY_MONTHS}
     for rec in seen.units:
