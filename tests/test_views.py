@@ -168,6 +168,46 @@ def test_vic_130_ruin_known_to_all_from_month_one():
     assert view.foreign_cities == []  # its walls and troops still need sight
 
 
+def test_vic_130_ruin_holder_is_current_where_the_map_remembers_another():
+    """VIC-130: Wei saw the Ruin held by bandits (month 3); Shu has taken it since, out of Wei's sight. After the
+    month's memory update every tool tells Wei the holder now: the view's city record, get_city and inspect_tile
+    say Shu Han (as the briefing's Ruin line does), never bandits."""
+    from kingdoms.views import render
+
+    s = world()
+    ruin = found_city(s, rd.BANDITS, 9, 7, people=10_000, grain=150, name="The Ruin")
+    ruin.is_ruin = True
+    unit(s, "wei", "scout", 9, 4)  # the Ruin in sight (3 tiles): Wei's map records it as the bandits'
+    memory_phase(ctx_of(s))
+    s.units.clear()
+    ruin.owner = "shu"
+    memory_phase(ctx_of(s))
+    view = build_view(s, "wei")
+    (rec,) = [c for c in view.foreign_cities if c.id == ruin.id]
+    assert rec.owner == "shu" and view.ruin.holder == "shu"
+    assert known_city(s, "wei", ruin.id).owner == "shu"
+    got = render.rival_city_text(view, known_city(s, "wei", ruin.id))
+    tile = render.tile_text(s, view, tile_view(s, "wei", 9, 7, view))
+    for text in (got, tile):
+        assert "Shu Han" in text and "bandits" not in text, text
+
+
+def test_vic_130_inspect_tile_on_the_ruin_in_month_one_is_not_unexplored():
+    """VIC-130, TOOLS-110: in month 1 the Ruin's tile is unexplored, but where it is and who holds it are known:
+    inspect_tile says so instead of "unexplored" (its terrain stays unknown)."""
+    from kingdoms.views import render
+
+    s = world(month=1)
+    ruin = found_city(s, rd.BANDITS, 9, 7, people=10_000, grain=150, name="The Ruin")
+    ruin.is_ruin = True
+    view = build_view(s, "wei")
+    tv = tile_view(s, "wei", 9, 7, view)
+    assert not tv.explored
+    text = render.tile_text(s, view, tv)
+    assert "unexplored" not in text.split("\n")[0] and "The Ruin" in text and "bandits" in text, text
+    assert "grassland" not in text
+
+
 def test_vic_140_capture_counts_and_lead_public():
     """VIC-140/160: every kingdom's capture count and the lead counter are in every view."""
     s = world()

@@ -755,6 +755,12 @@ def tile_text(obs: Observation, tv: TileView) -> str:
     names = kingdom_names(view)
     q, r = tv.q, tv.r
     if not tv.explored:
+        ru = view.ruin
+        if ru is not None and (ru.q, ru.r) == (q, r):  # where it is and who holds it are public (VIC-130)
+            holder = "you" if ru.holder == view.kingdom else names.get(ru.holder, ru.holder)
+            return (f"Tile {tile((q, r))}: The Ruin, {ru.name} #{ru.city_id}, held by {holder} (known to every "
+                    "kingdom); its ground and what stands there you have not seen yet — send a scout or a troop "
+                    "within sight of it.")
         return (f"Tile {tile((q, r))}: " + ("off the map." if _index(view, q, r) < 0 else
                                            "unexplored — send a scout or a troop within sight of it."))
     t = next(x for x in rd.TERRAINS if x.name == tv.terrain)
