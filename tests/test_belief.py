@@ -8,6 +8,8 @@ Neighbours of (q,r): the steps of kingdoms.hexgrid.DIRECTIONS (E +1,0; W -1,0; N
 
 from __future__ import annotations
 
+import pytest
+
 from kingdoms.engine.belief import believed_state
 from kingdoms.engine.land import found_city
 from kingdoms.engine.month import check_orders
@@ -97,3 +99,43 @@ def test_vic_130_combat_370_attack_on_the_ruin_is_aimed_at_its_current_holder():
     (out,) = [o for o in res.outcomes if o.kingdom == "wei"]
     assert out.ok and "the attack order stands" in out.result, out
     assert res.state.units[rider.id].standing_meta["owner"] == "shu"
+
+
+# --- DIPLO-030: a march at peace stops at the closed border it could not see when ordered ---------------------
+
+
+def _unseen_border():
+    """The lane along row 4; Shu's city at (10,4) holds (9,4) and (11,4) of it, far out of Wei's sight (a unit at
+    (0,4) sees 2 tiles). Wei and Shu are at peace."""
+    state = world(corridor(4), width=20, war=False)
+    found_city(state, "shu", 10, 4, people=15_000, grain=100, name="Chengdu")
+    return state
+
+
+@pytest.mark.parametrize("kind, men", [("levy", 3_000), ("colonists", 5_000)])
+@pytest.mark.parametrize("to", [(15, 4), (11, 4)])
+def test_diplo_030_march_at_peace_stops_at_the_closed_border(kind, men, to):
+    """DIPLO-030, TURN-060, INTEL-050: a march to (15,4) (past Shu's land) or to (11,4) (inside it), accepted when
+    given (Wei has never seen that land), goes on month by month, 3 tiles a month, and stops at (8,4), the last
+    tile before the border: it is not cancelled at the start. Until it gets there no reply speaks of the closed
+    land (Wei has not seen it); at the border the reply says why it stops and that the order ends."""
+    from kingdoms.engine.month import resolve_month
+
+    state = _unseen_border()
+    unit = add(state, "wei", kind, (0, 4), men)
+    (verdict,) = check_orders(state, "wei", [], [Move(unit_id=unit.id, to=to)])
+    assert verdict.ok, verdict
+    orders = {"wei": [Move(unit_id=unit.id, to=to)]}
+    tiles, texts = [], []
+    for _ in range(3):
+        res = resolve_month(state, orders)
+        state, orders = res.state, {}
+        (out,) = [o for o in res.outcomes if o.kingdom == "wei"]
+        assert out.ok, out
+        tiles.append(state.units[unit.id].tile)
+        texts.append(out.result)
+    assert tiles == [(3, 4), (6, 4), (8, 4)]
+    for text in texts[:2]:
+        assert "Shu" not in text and "Chengdu" not in text and "closed" not in text, text
+    assert state.units[unit.id].standing is None
+    assert "(9,4)" in texts[2] and "Shu" in texts[2] and "closed" in texts[2] and "ends" in texts[2], texts[2]

@@ -65,6 +65,7 @@ class March:
     moved: list[Tile] = field(default_factory=list)
     arrived: bool = False
     held: str = ""  # why it stopped short of its month's march ("" when it did not)
+    border: int = -1  # the closed tile (land at peace) it stopped before this month, else -1 (DIPLO-030)
 
 
 def _walk(ctx: MonthContext, unit: Unit, route: Route, upto: int) -> list[Tile]:
@@ -112,6 +113,14 @@ def march(ctx: MonthContext, unit: Unit, goal: Goal, *, mode: str = "move", grou
         loose = Ground(state, unit, mode=mode, ignore_foreign=True)
         around = find_route(loose, goal.tiles, moves_left=left, centre=goal.centre, radius=goal.radius,
                             join=goal.join, ghost=True)
+        opened = False
+        if around is None and not ctx.scratch and mode == "move":
+            # the only way runs through land closed at peace, which the order could not know of when given:
+            # march on up to the border and stop there (DIPLO-030)
+            loose = Ground(state, unit, mode=mode, ignore_foreign=True, open_borders=True)
+            around = find_route(loose, goal.tiles, moves_left=left, centre=goal.centre, radius=goal.radius,
+                                join=goal.join, ghost=True)
+            opened = True
         if around is None:
             return March(None)
         now = len(around.this_month())
@@ -120,6 +129,13 @@ def march(ctx: MonthContext, unit: Unit, goal: Goal, *, mode: str = "move", grou
                 around.steps[upto].via >= 0 and not g.enterable(around.steps[upto].via)):
             upto += 1
         moved = _walk(ctx, unit, around, _last_stop(g, around, upto))
+        if opened and upto < now:
+            step = around.steps[upto]
+            for i in (step.via, step.idx):
+                if i >= 0 and not g.enterable(i) and _closed_land_at(state, unit, i):
+                    return March(around, moved, False, "stopped at a closed border", i)
+        if opened and upto == now:
+            return March(around, moved, False)  # the border is still ahead: it marches on next month
         return March(around, moved, False, "blocked by foreign troops on the way")
     now = len(route.this_month())
     if route.months <= 1:
@@ -139,6 +155,16 @@ def march(ctx: MonthContext, unit: Unit, goal: Goal, *, mode: str = "move", grou
         return March(detour, _walk(ctx, unit, detour, k), detour.months <= 1)
     moved = _walk(ctx, unit, route, _last_stop(g, route, now))
     return March(route, moved, False, "held up behind your own troops")
+
+
+def _closed_land_at(state: GameState, unit: Unit, i: int) -> bool:
+    """Flat index i is land or a camp closed to the unit's kingdom at peace, and no foreign troop holds it."""
+    from kingdoms.engine.diplomacy import closed_by
+
+    q, r = state.map.tile(i)
+    if any(o.owner != unit.owner and o.type != "spy" for o in state.units_at(q, r)):
+        return False
+    return closed_by(state, unit.owner, q, r) is not None
 
 
 # --- goals of a move (MOVE-070, MOVE-080, MOVE-230) ------------------------------------------------------------------
@@ -194,6 +220,8 @@ def move_goal(ctx: MonthContext, unit: Unit, to: Tile, g: Ground | None = None) 
                                               "move beside it")
             return Goal(set(g.free_neighbours(i)), i, 1, note=f"{fmt_tile(to)} is held by foreign troops",
                         wait=True)
+        if not ctx.scratch and unit.type != "spy":
+            return Goal({i}, i)  # land it could not see closed when ordered: it marches to the border (DIPLO-030)
         raise OrderFailed("closed_border", f"{fmt_tile(to)} is land of {_closer(state, unit, to)}, at peace with you "
                                            "and closed to your troops: declare_war first" + _nearest_text(g, i))
     if g.crossing[i] and unit.type != "colonists":
@@ -304,6 +332,12 @@ def march_to(ctx: MonthContext, unit: Unit, to: Tile, order: Any | None = None) 
         said = f"; {goal.note}" if goal.note else ""
         return (f"{head}: arrives{said} ({left:g} of {unit.spec.moves} moves left)"
                 + _supply_note(state, unit, res.route))
+    if res.border >= 0 and res.held:
+        unit.standing = None
+        bq, br = state.map.tile(res.border)
+        return (f"{head}: stops at the border: {fmt_tile((bq, br))} ahead is land of {_closer(state, unit, (bq, br))}, "
+                f"at peace with you and closed to your troops; the march to {fmt_tile(to)} ends here (declare_war to "
+                "go on)")
     unit.standing = (order or Move(unit_id=unit.id, to=to)).model_dump(mode="json")
     if res.held:
         return (f"{head}: {res.held}; waits and marches on next month to {fmt_tile(to)}{note}"

@@ -213,10 +213,13 @@ class Ground:
 
     `mode` "attack" makes unarmed foreign units block (an attack's approach treats them as targets, MOVE-100).
     `ignore_foreign` treats foreign units as absent (a march blocked by troops walks up to them, TURN-160).
+    `open_borders` treats land, cities and camps closed at peace as open (a march stopped by a border it had
+    not seen walks up to it, DIPLO-030).
     `own_mask` marks the tiles of the unit's own units in its stacking slot (passed, never stopped on).
     """
 
-    def __init__(self, state: GameState, unit: Unit, *, mode: str = "move", ignore_foreign: bool = False) -> None:
+    def __init__(self, state: GameState, unit: Unit, *, mode: str = "move", ignore_foreign: bool = False,
+                 open_borders: bool = False) -> None:
         gm = state.map
         net = net_of(gm)
         self.state = state
@@ -228,7 +231,8 @@ class Ground:
         self.colonists = unit.type == "colonists"
         owner = unit.owner
         width = net.width
-        self.blocked = blocked = bytearray(_closed_land(state, owner, net) if slot != AGENT else net.impassable)
+        closes = slot != AGENT and not open_borders
+        self.blocked = blocked = bytearray(_closed_land(state, owner, net) if closes else net.impassable)
         self.crossing = crossing = bytearray(net.river)
         self.noend = noend = bytearray(n)  # foreign units: passed on a move, never stopped on
         self.own_mask = own_mask = bytearray(n)
@@ -238,7 +242,7 @@ class Ground:
             if city.owner != owner:
                 if spy:
                     noend[i] = 1
-                else:
+                elif not (open_borders and city.owner in state.kingdoms and not state.at_war(owner, city.owner)):
                     blocked[i] = 1
         attack = mode == "attack"
         skip_foreign = spy or ignore_foreign
