@@ -139,3 +139,46 @@ def test_diplo_030_march_at_peace_stops_at_the_closed_border(kind, men, to):
         assert "Shu" not in text and "Chengdu" not in text and "closed" not in text, text
     assert state.units[unit.id].standing is None
     assert "(9,4)" in texts[2] and "Shu" in texts[2] and "closed" in texts[2] and "ends" in texts[2], texts[2]
+
+
+# --- TURN-100: the check when given waits for the troop leaving a tile, as the month end does ------------------
+
+
+def _river_lane():
+    """The lane along row 4 with an unbridged river tile at (4,4): Wei's levy at (3,4) crosses it to (5,4), the
+    far bank, where Wei's spearmen stand, ordered on to (7,4). At war (no border anywhere)."""
+    marks = corridor(4)
+    marks[(4, 4)] = "g"
+    state = world(marks, width=20)
+    levy = add(state, "wei", "levy", (3, 4), 3_000)
+    spears = add(state, "wei", "spearman", (5, 4), 2_000)
+    return state, levy, spears
+
+
+def test_turn_100_issue_time_check_does_not_depend_on_the_written_order():
+    """TURN-100, TURN-050, MOVE-280: the crossing onto the bank the spearmen are leaving waits for their order, both
+    at month end and when given: written first or second, both orders are accepted and say the same, and the month
+    end puts the levy on (5,4) and the spearmen on (7,4)."""
+    from kingdoms.engine.month import resolve_month
+
+    state, levy, spears = _river_lane()
+    cross, leave = Move(unit_id=levy.id, to=(5, 4)), Move(unit_id=spears.id, to=(7, 4))
+    first = check_orders(state, "wei", [], [cross, leave])
+    second = check_orders(state, "wei", [], [leave, cross])
+    assert all(v.ok for v in first + second), [v.message for v in first + second]
+    assert [first[0].message, first[1].message] == [second[1].message, second[0].message]
+    for orders in ([cross, leave], [leave, cross]):
+        after = resolve_month(state, {"wei": orders}).state
+        assert (after.units[levy.id].tile, after.units[spears.id].tile) == ((5, 4), (7, 4))
+
+
+def test_turn_100_turn_070_a_queued_order_waits_for_one_given_in_a_later_call():
+    """TURN-100, TURN-070, TURN-080: the crossing was queued in an earlier call; the spearmen's move, given now,
+    runs before it (the crossing waits for it), so a second order for the levy given now is judged from the far
+    bank (5,4), where the crossing left it with no moves: it marches on next month."""
+    state, levy, spears = _river_lane()
+    cross, leave = Move(unit_id=levy.id, to=(5, 4)), Move(unit_id=spears.id, to=(7, 4))
+    on = Move(unit_id=levy.id, to=(6, 4))
+    got = check_orders(state, "wei", [cross], [leave, on])
+    assert all(v.ok for v in got), [v.message for v in got]
+    assert got[1].message.startswith(f"#{levy.id} levy (5,4) -> (5,4)"), got[1].message

@@ -70,32 +70,97 @@ def _standing_order(data: dict) -> Any:
     return ORDER_ADAPTER.validate_python(data)
 
 
+#: The kinds of item in a kingdom's slot: a new order, a unit's standing order, and (in an issue-time check
+#: only) an order queued by an earlier call, run quietly before the new ones are judged.
+NEW, STANDING, QUEUED = "new", "standing", "queued"
+
+
 @dataclass(slots=True)
 class _Item:
-    """One order in a kingdom's slot: a new order (`pos` >= 1) or a unit's standing order (`pos` 0)."""
+    """One order in a kingdom's slot: a new order (`pos` >= 1), a unit's standing order (`pos` 0), or a queued one."""
 
     pos: int
     order: Any
     units: tuple[int, ...]
+    kind: str = NEW
     waits: frozenset[int] = frozenset()
 
 
-def run_kingdom(ctx: MonthContext, kingdom: str, orders: list[Any]) -> None:
-    """A kingdom's slot in the month: its new orders in written order, then its standing orders.
+class _Slot:
+    """The orders of one kingdom's slot and how they fare: the month end records outcomes, a check verdicts.
 
-    Between different units the written order does not matter (TURN-100): an order a verb says `waits` for
-    other own units (a move onto a tile they stand on, a follow or merge for its target) runs once their
-    orders have run; one unit's orders keep their written order (TURN-080). Two orders waiting on each
-    other are resolved by the verb's `swap` (TURN-110), else the earlier runs first. A unit given a new
-    order (a split aside, TURN-140) runs no standing order this month (TURN-120).
+    Both run the same schedule (`_schedule`): between different units the written order does not matter
+    (TURN-100), so the issue-time check waits exactly as the month end does.
     """
-    ctx.acting = kingdom
+
+    def __init__(self, ctx: MonthContext, kingdom: str, *, checking: bool = False) -> None:
+        self.ctx = ctx
+        self.kingdom = kingdom
+        self.checking = checking
+        self.verdicts: dict[int, CheckResult] = {}
+
+    def run(self, item: _Item) -> None:
+        """Carry out one item and record how it fared; a failed standing order ends (TURN-060)."""
+        ctx, kingdom = self.ctx, self.kingdom
+        if item.kind == QUEUED:
+            try:
+                run_order(ctx, kingdom, item.order)
+            except OrderFailed:
+                pass
+            return
+        if item.kind == NEW:
+            rule = VERBS.get(item.order.action)
+            try:
+                if self.checking:
+                    if rule is None:
+                        raise OrderFailed("not_available", f"{item.order.action} cannot be used in this game yet")
+                    rule.check(ctx, kingdom, item.order)
+                result = run_order(ctx, kingdom, item.order)
+            except OrderFailed as exc:
+                self._record(item, False, exc.message, exc.code)
+                return
+            self._record(item, True, result)
+            return
+        unit = ctx.state.units.get(item.units[0])
+        if unit is None or unit.owner != kingdom or unit.standing is None:
+            return
+        order = _standing_order(unit.standing)
+        rule = VERBS.get(order.action)
+        if rule is None:
+            unit.standing = None
+            return
+        try:
+            result = rule.run(ctx, kingdom, order)
+        except OrderFailed as exc:
+            unit.standing = None
+            self._record(_Item(0, order, item.units, STANDING), False, f"standing order ended: {exc.message}",
+                         exc.code)
+            return
+        self._record(_Item(0, order, item.units, STANDING), True, f"standing: {result}")
+
+    def swapped(self, item: _Item, result: str) -> None:
+        """Record one of two orders carried out together as a swap (TURN-110)."""
+        if item.kind == QUEUED:
+            return
+        self._record(item, True, result if item.kind == NEW else f"standing: {result}")
+
+    def _record(self, item: _Item, ok: bool, result: str, code: str | None = None) -> None:
+        if self.checking:
+            if item.kind == NEW:
+                self.verdicts[item.pos] = CheckResult(item.pos, ok, result, code)
+            return
+        self.ctx.outcomes.append(OrderOutcome(self.kingdom, item.pos, _describe(item.order), ok, result, code))
+
+
+def _slot_items(ctx: MonthContext, kingdom: str, orders: list[tuple[str, int, Any]]) -> tuple[list[_Item], set[int]]:
+    """The slot's items: the orders given (kind, position, order) in written order, then the standing orders of
+    units given none (TURN-120; a split aside, TURN-140). Also returns the units given an order."""
     state = ctx.state
-    fresh = {uid for o in orders if getattr(o, "action", None) != "split" for uid in order_units(o)}
-    items = [_Item(pos, order, tuple(order_units(order))) for pos, order in enumerate(orders, 1)]
+    fresh = {uid for _k, _p, o in orders if getattr(o, "action", None) != "split" for uid in order_units(o)}
+    items = [_Item(pos, order, tuple(order_units(order)), kind) for kind, pos, order in orders]
     for unit in sorted(state.units.values(), key=lambda u: u.id):
         if unit.owner == kingdom and unit.standing is not None and unit.id not in fresh:
-            items.append(_Item(0, _standing_order(unit.standing), (unit.id,)))
+            items.append(_Item(0, _standing_order(unit.standing), (unit.id,), STANDING))
     holders: dict[tuple[int, int], list[int]] = {}
     for unit in state.units.values():
         if unit.owner == kingdom:
@@ -104,6 +169,12 @@ def run_kingdom(ctx: MonthContext, kingdom: str, orders: list[Any]) -> None:
         rule = VERBS.get(item.order.action)
         if rule is not None and rule.waits is not None:
             item.waits = frozenset(rule.waits(ctx, kingdom, item.order, holders)) - set(item.units)
+    return items, fresh
+
+
+def _schedule(slot: _Slot, items: list[_Item]) -> None:
+    """Run the items: each once every order of the units it waits for has run (TURN-100); one unit's orders in
+    their written order (TURN-080); orders all waiting on each other swap or run the earliest (TURN-110)."""
     pending: dict[int, int] = {}
     for item in items:
         for uid in item.units:
@@ -117,49 +188,44 @@ def run_kingdom(ctx: MonthContext, kingdom: str, orders: list[Any]) -> None:
                 later.append(item)
                 held.update(item.units)
                 continue
-            _run_item(ctx, kingdom, item, pending)
+            _run_item(slot, item, pending)
         if len(later) == len(todo):
-            later = _unlock(ctx, kingdom, later, pending)
+            later = _unlock(slot, later, pending)
         todo = later
-    ran = {item.units[0] for item in items if item.pos == 0}
+
+
+def run_kingdom(ctx: MonthContext, kingdom: str, orders: list[Any]) -> None:
+    """A kingdom's slot in the month: its new orders in written order, then its standing orders.
+
+    Between different units the written order does not matter (TURN-100): an order a verb says `waits` for
+    other own units (a move onto a tile they stand on, a follow or merge for its target) runs once their
+    orders have run; one unit's orders keep their written order (TURN-080). Two orders waiting on each
+    other are resolved by the verb's `swap` (TURN-110), else the earlier runs first. A unit given a new
+    order (a split aside, TURN-140) runs no standing order this month (TURN-120).
+    """
+    ctx.acting = kingdom
+    state = ctx.state
+    slot = _Slot(ctx, kingdom)
+    items, fresh = _slot_items(ctx, kingdom, [(NEW, pos, order) for pos, order in enumerate(orders, 1)])
+    _schedule(slot, items)
+    ran = {item.units[0] for item in items if item.kind == STANDING}
     for unit in sorted(state.units.values(), key=lambda u: u.id):  # units made this month (a new wagon)
         if (unit.owner == kingdom and unit.standing is not None and unit.id not in fresh
                 and unit.id not in ctx.ordered and unit.id not in ran):
-            _run_item(ctx, kingdom, _Item(0, _standing_order(unit.standing), (unit.id,)), pending)
+            _run_item(slot, _Item(0, _standing_order(unit.standing), (unit.id,), STANDING), {})
     ctx.acting = None
 
 
-def _run_item(ctx: MonthContext, kingdom: str, item: _Item, pending: dict[int, int]) -> None:
-    """Carry out one item and record its outcome; a failed standing order ends (TURN-060)."""
+def _run_item(slot: _Slot, item: _Item, pending: dict[int, int]) -> None:
+    """Carry out one item, counting it off the orders its units still have to run."""
     for uid in item.units:
         pending[uid] = pending.get(uid, 1) - 1
-    if item.pos:
-        text = _describe(item.order)
-        try:
-            result = run_order(ctx, kingdom, item.order)
-            ctx.outcomes.append(OrderOutcome(kingdom, item.pos, text, True, result))
-        except OrderFailed as exc:
-            ctx.outcomes.append(OrderOutcome(kingdom, item.pos, text, False, exc.message, exc.code))
-        return
-    unit = ctx.state.units.get(item.units[0])
-    if unit is None or unit.owner != kingdom or unit.standing is None:
-        return
-    order = _standing_order(unit.standing)
-    rule = VERBS.get(order.action)
-    if rule is None:
-        unit.standing = None
-        return
-    try:
-        result = rule.run(ctx, kingdom, order)
-        ctx.outcomes.append(OrderOutcome(kingdom, 0, _describe(order), True, f"standing: {result}"))
-    except OrderFailed as exc:
-        unit.standing = None
-        ctx.outcomes.append(OrderOutcome(kingdom, 0, _describe(order), False, f"standing order ended: {exc.message}",
-                                         exc.code))
+    slot.run(item)
 
 
-def _unlock(ctx: MonthContext, kingdom: str, stuck: list[_Item], pending: dict[int, int]) -> list[_Item]:
+def _unlock(slot: _Slot, stuck: list[_Item], pending: dict[int, int]) -> list[_Item]:
     """Orders all waiting on each other: swap the first pair that can (TURN-110), else run the earliest."""
+    ctx, kingdom = slot.ctx, slot.kingdom
     first: dict[int, _Item] = {}
     for item in stuck:
         for uid in item.units:
@@ -179,10 +245,9 @@ def _unlock(ctx: MonthContext, kingdom: str, stuck: list[_Item], pending: dict[i
             for item, result in zip((a, b), swapped, strict=True):
                 for uid in item.units:
                     pending[uid] = pending.get(uid, 1) - 1
-                ctx.outcomes.append(OrderOutcome(kingdom, item.pos, _describe(item.order), True,
-                                                 result if item.pos else f"standing: {result}"))
+                slot.swapped(item, result)
             return [item for item in stuck if item is not a and item is not b]
-    _run_item(ctx, kingdom, heads[0], pending)
+    _run_item(slot, heads[0], pending)
     return [item for item in stuck if item is not heads[0]]
 
 
@@ -207,10 +272,14 @@ def resolve_month(state: GameState, orders: dict[str, list[Any]]) -> MonthResult
 
 
 def check_orders(state: GameState, kingdom: str, queued: list[Any], new: list[Any]) -> list[CheckResult]:
-    """Judge each new order on a scratch board after the queued ones (and the earlier new ones) ran.
+    """Judge each new order on a scratch board, scheduled with the queued ones as the month end will run them.
 
     Nothing is changed in `state`. The scratch board is the kingdom's believed board (engine.belief): every
-    verdict and preview is built from what it may know. Accepted orders report what they would do.
+    verdict and preview is built from what it may know. The queued orders and the new ones (after them in
+    written order) run through the month end's own schedule (TURN-100: a move onto a tile an own troop is
+    leaving waits for that troop's orders, whichever was written first or in whichever call), so a verdict
+    never depends on the order orders are written in. Standing orders of other units run only where an order
+    waits for them. Accepted orders report what they would do.
     """
     return check_orders_on(believed_state(state, kingdom), kingdom, queued, new)
 
@@ -221,22 +290,28 @@ def check_orders_on(scratch: GameState, kingdom: str, queued: list[Any], new: li
     load_areas()
     ctx = MonthContext(scratch, scratch=True)
     ctx.acting = kingdom
-    for order in queued:
-        try:
-            run_order(ctx, kingdom, order)
-        except OrderFailed:
-            pass
-    results: list[CheckResult] = []
-    for pos, order in enumerate(new, 1):
-        rule = VERBS.get(order.action)
-        try:
-            if rule is None:
-                raise OrderFailed("not_available", f"{order.action} cannot be used in this game yet")
-            rule.check(ctx, kingdom, order)
-            results.append(CheckResult(pos, True, run_order(ctx, kingdom, order)))
-        except OrderFailed as exc:
-            results.append(CheckResult(pos, False, exc.message, exc.code))
-    return results
+    slot = _Slot(ctx, kingdom, checking=True)
+    given = [(QUEUED, 0, o) for o in queued] + [(NEW, pos, o) for pos, o in enumerate(new, 1)]
+    items, _fresh = _slot_items(ctx, kingdom, given)
+    _schedule(slot, _needed(items))
+    return [slot.verdicts[pos] for pos in range(1, len(new) + 1)]
+
+
+def _needed(items: list[_Item]) -> list[_Item]:
+    """The orders given, and the standing orders some of them wait for (directly or through others): the rest
+    run after every order given and change no verdict."""
+    keep = [item for item in items if item.kind != STANDING]
+    standing = {item.units[0]: item for item in items if item.kind == STANDING}
+    wanted: set[int] = set()
+    frontier = [w for item in keep for w in item.waits]
+    while frontier:
+        uid = frontier.pop()
+        if uid in wanted:
+            continue
+        wanted.add(uid)
+        if uid in standing:
+            frontier.extend(standing[uid].waits)
+    return keep + [standing[uid] for uid in sorted(standing) if uid in wanted]
 
 
 def _describe(order: Any) -> str:
