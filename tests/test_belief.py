@@ -17,14 +17,24 @@ from kingdoms.orders.models import Attack, Move
 from kingdoms.views import tile_view
 from tests.armies import add, corridor, world
 
+def _explored_everywhere(state, kingdom):
+    """The kingdom has explored every tile (its terrain is known; who holds what out of sight is not)."""
+    import numpy as np
+
+    from kingdoms.engine.sight import mask_to_hex
+
+    state.kingdoms[kingdom].memory["explored"] = mask_to_hex(np.ones(state.map.size, bool))
+
+
 # --- DIPLO-020/080: land in sight shows, and closes, as its owner's even when its city is out of sight -------------
 
 
 def _lane_at_peace():
-    """A lane along row 4 (mountains above and below). Shu's city at (8,4) holds (7,4) and (9,4) of the lane.
+    """A lane along row 4 (mountains above and below), all explored. Shu's city at (8,4) holds (7,4) and (9,4).
     Wei's levy at (5,4) sees (7,4) but not the city (3 tiles off); Wei's scout at (13,4) sees (9,4) and Shu's
     troop at (10,4), not the city (5 tiles off). Wei and Shu are at peace."""
     state = world(corridor(4), width=20, war=False)
+    _explored_everywhere(state, "wei")
     city = found_city(state, "shu", 8, 4, people=15_000, grain=100, name="Chengdu")
     levy = add(state, "wei", "levy", (5, 4), 3_000)
     add(state, "wei", "scout", (13, 4))
@@ -182,3 +192,44 @@ def test_turn_100_turn_070_a_queued_order_waits_for_one_given_in_a_later_call():
     got = check_orders(state, "wei", [cross], [leave, on])
     assert all(v.ok for v in got), [v.message for v in got]
     assert got[1].message.startswith(f"#{levy.id} levy (5,4) -> (5,4)"), got[1].message
+
+
+# --- INTEL-050, MOVE-020: terrain never explored is planned as passable, and never named ------------------------
+
+
+def _mountain_out_of_sight():
+    """Open ground with a mountain at (9,4) and a lake at (9,6), both far from Wei's levy at (2,4) (it sees 2
+    tiles) and never explored; a mountain at (3,2) in its sight."""
+    from kingdoms.engine.intel import update_memory
+
+    state = world({(9, 4): "M", (9, 6): "~", (3, 2): "M"}, width=14)
+    levy = add(state, "wei", "levy", (2, 4), 3_000)
+    update_memory(state, "wei")  # Wei's map: what the levy sees
+    return state, levy
+
+
+def test_intel_050_move_020_a_move_to_unexplored_terrain_is_planned_as_passable():
+    """INTEL-050, MOVE-020, TURN-050: a move to (9,4), a mountain Wei has never seen, is accepted when given (the
+    tile is planned as passable ground) and the reply does not name its terrain; so is one to the unseen lake.
+    A move to the mountain at (3,2), in sight, is refused as impassable. At month end the mountain is found out."""
+    from kingdoms.engine.month import resolve_month
+
+    state, levy = _mountain_out_of_sight()
+    for to in ((9, 4), (9, 6)):
+        (verdict,) = check_orders(state, "wei", [], [Move(unit_id=levy.id, to=to)])
+        assert verdict.ok, verdict
+        assert "mountain" not in verdict.message and "water" not in verdict.message, verdict.message
+    (seen,) = check_orders(state, "wei", [], [Move(unit_id=levy.id, to=(3, 2))])
+    assert not seen.ok and seen.code == "impassable" and "mountain" in seen.message
+    res = resolve_month(state, {"wei": [Move(unit_id=levy.id, to=(9, 4))]})
+    (out,) = [o for o in res.outcomes if o.kingdom == "wei"]
+    assert not out.ok and out.code == "impassable"
+
+
+def test_intel_050_a_route_through_unexplored_ground_is_planned_at_one_move_a_tile():
+    """INTEL-050, MOVE-020: beyond sight the ground is planned as open (1 move a tile): a march from (2,4) to
+    (11,4) is planned as the 9 tiles of the straight row, 3 months for 3 moves a month, whatever the unseen ground
+    holds (on the true map the mountain at (9,4) makes it 10 tiles, 4 months: that is found out on the way)."""
+    state, levy = _mountain_out_of_sight()
+    (verdict,) = check_orders(state, "wei", [], [Move(unit_id=levy.id, to=(11, 4))])
+    assert verdict.ok and "3 months in all" in verdict.message, verdict.message

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -23,6 +24,7 @@ from hypothesis import strategies as st
 from kingdoms.engine.bandits import make_ruin
 from kingdoms.engine.generals import new_general
 from kingdoms.engine.land import found_city
+from kingdoms.engine.sight import mask_to_hex
 from kingdoms.game import Game
 from kingdoms.orders.models import VERBS
 from kingdoms.state import Camp, GameState, Improvement, StationedSpy
@@ -33,7 +35,8 @@ from tests.armies import add, world
 # 20 x 12 grass. Mountains at (8,1) and around a pocket at (16,2) (no way in); lakes at (9,1), (10,1); a river
 # tile at (5,9). Wei: Ye #ye (2,2), capital, 15,000 people, 40 dan, a barracks and a farm at (3,2), General #G
 # waiting in it; a camp at (9,9) and one at (18,0) (two: the most its one city allows). Shu: Chengdu #cd (13,7),
-# a farm at (12,7), a Wei spy stationed inside, no garrison. The Ruin #ruin (9,7), held by bandits.
+# a farm at (12,7), a Wei spy stationed inside, no garrison. The Ruin #ruin (9,7), held by bandits. Wei has
+# explored every tile (it knows the terrain, not what stands out of sight).
 
 
 def board(war: bool = False) -> tuple[GameState, dict[str, int]]:
@@ -73,6 +76,8 @@ def board(war: bool = False) -> tuple[GameState, dict[str, int]]:
         state.camps[cid] = Camp(cid, "wei", *tile, grain=5.0)
     state.spies.append(StationedSpy("wei", cd.id, state.month))
     ids["G"] = new_general(state, "wei", city_id=ye.id).id
+    # Wei has explored the whole map (its terrain; not what stands out of sight): refusals may name terrain
+    state.kingdoms["wei"].memory["explored"] = mask_to_hex(np.ones(state.map.size, bool))
     return state, ids
 
 
@@ -182,7 +187,7 @@ CASES = [
     case("ship_grain city=99 dan=5 to=4,4", "unknown_city", "#{ye} Ye"),
     case("ship_grain city={ye} dan=50 to=4,4", "not_enough_grain", "40.0 dan", "ship at most dan=40"),
     case("ship_grain city={ye} dan=5 to=8,1", "impassable", "send the wagon to a land tile",
-         "the nearest you know is (7,2)"),
+         "the nearest you know is (8,0)"),
     case("ship_grain city={ye} dan=5 to=50,50", "off_map", "a tile on the map"),
     # found_city (TOOLS-350, CITY-320..440)
     case("found_city unit={L}", "not_colonists", "queue colonists"),

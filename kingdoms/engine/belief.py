@@ -5,15 +5,19 @@ preview or a "what would work" hint can only be built from what the kingdom may 
 hidden enemy never blocks, an unseen border never closes, an unknown city is not there. Land in sight shows
 as its holder's, as inspect_tile shows it, even when its city is out of sight: such tiles carry the holder's
 code (engine.land.holder_code) instead of a city id, so they close at peace and cannot be founded on.
+Ground never explored is planned as open grassland (`believed_map`): no route, refusal or hint tells what it is.
 The month-end run uses the true state and checks every order again (TURN-060).
 """
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
+from kingdoms import ruledata as rd
 from kingdoms.engine.land import FREE, holder_code
-from kingdoms.engine.sight import Sight, sight_of
+from kingdoms.engine.sight import Sight, hex_to_mask, sight_of
 from kingdoms.engine.visibility import (
     can_see_unit,
     has_fresh_report,
@@ -21,7 +25,35 @@ from kingdoms.engine.visibility import (
     known_city_tile,
     watches_unit,
 )
+from kingdoms.gamemap import GameMap
 from kingdoms.state import GameState
+
+
+#: Believed maps already made, per true map: explored mask -> map (a kingdom's explored map changes once a month).
+_MAPS: weakref.WeakKeyDictionary[GameMap, dict[bytes, GameMap]] = weakref.WeakKeyDictionary()
+_MAPS_KEPT = 8
+
+
+def believed_map(gm: GameMap, explored: np.ndarray) -> GameMap:
+    """The map as a kingdom knows it: tiles it never explored are planned as open grassland, no river or bridge.
+
+    Issue-time routes and refusals then never show what the unexplored ground is (INTEL-050); the month end
+    finds it out on the true map. The true map itself when everything is explored.
+    """
+    if bool(explored.all()):
+        return gm
+    key = explored.tobytes()
+    kept = _MAPS.setdefault(gm, {})
+    out = kept.get(key)
+    if out is None:
+        unknown = ~explored
+        terrain = gm.terrain.copy()
+        terrain[unknown] = rd.G
+        out = GameMap(gm.width, gm.height, terrain, gm.river & explored, gm.bridge & explored, gm.landmarks)
+        if len(kept) >= _MAPS_KEPT:
+            del kept[next(iter(kept))]
+        kept[key] = out
+    return out
 
 
 def believed_state(state: GameState, kingdom: str, sight: Sight | None = None) -> GameState:
@@ -31,6 +63,8 @@ def believed_state(state: GameState, kingdom: str, sight: Sight | None = None) -
     """
     sight = sight or sight_of(state, kingdom)
     board = state.clone()
+    explored = hex_to_mask(state.kingdoms[kingdom].memory.get("explored", ""), state.map.size) | sight.visible
+    board.map = believed_map(state.map, explored)
     gm = board.map
     # Foreign units: only those in sight; what is not watched keeps only what a rival sees (INTEL-020/040).
     for uid, unit in state.units.items():
