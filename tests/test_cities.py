@@ -163,6 +163,21 @@ def test_city_200_unhappy_city_revolts_to_bandits_and_troops_inside_are_lost() -
     assert capital.people == 15_000 - 750  # CITY-200: it starves the same (5% x 1 x 15,000)
 
 
+def test_city_200_the_owner_is_told_of_the_revolt_once() -> None:
+    """CITY-200, OPEN-19: the revolt is told once to its owner ("goes over to the bandits" appears in one of the
+    events it sees); the second event lists only what is lost with the city (the levies, the burned grain)."""
+    state = make_state(axial_map({(2, 2): "G", (3, 6): "G"}))
+    add_city(state, "wei", 3, 6, 15_000, grain=0, capital=True)
+    town = add_city(state, "wei", 2, 2, 10_000, grain=0)
+    add_unit(state, "wei", "levy", 2, 2, 2_000)
+    town.happiness = 30.0
+    ctx = run(state, "grain", blockaded={town.id})
+    told = [e.text for e in ctx.events if e.seen_by("wei")]
+    assert sum(t.count("goes over to the bandits") for t in told) == 1, told
+    (lost,) = [e.text for e in ctx.events if e.kind == "city_lost"]
+    assert "levy 2,000" in lost and town.name in lost
+
+
 def test_city_220_blockaded_city_harvests_nothing() -> None:
     """CITY-220, SIEGE-160: blockaded: harvest 0 (13.75 unharvested); 150 - 3 levies - 9 people = 138; no growth."""
     state, city = reference_state()

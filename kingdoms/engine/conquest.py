@@ -129,8 +129,8 @@ def pass_to_bandits(ctx: MonthContext, city: City, reason: str) -> bool:
     text = f"{city.name} {fmt_tile(city.tile)} of {old_name} goes over to the bandits: {reason}."
     ctx.emit("city_to_bandits", text, None, city_id=city.id, old_owner=old, reason=reason)
     if lost or burned_grain or burned_store:
-        ctx.emit("city_lost", f"{text} Lost with it: {_lost_text(lost)}; the bandits burn {burned_grain:.0f} dan of grain "
-                 f"and {burned_store:.0f} stored production.", [old], city_id=city.id)
+        ctx.emit("city_lost", f"Lost with {city.name}: {_lost_text(lost)}; the bandits burn {burned_grain:.0f} dan of "
+                 f"grain and {burned_store:.0f} stored production.", [old], city_id=city.id)
     return True
 
 
