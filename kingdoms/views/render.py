@@ -286,8 +286,8 @@ def seen_city_row(view: KingdomView, c: SeenCity, names: dict[str, str]) -> str:
     who = names.get(c.owner, c.owner)
     bits = []
     if c.ruin:
-        bits.append("the Ruin")
-    if c.size:
+        bits.append("the Ruin")  # a city of its own kind: no size name (its 10,000 people are no "village")
+    elif c.size:
         bits.append(c.size)
     if c.walls_state:
         bits.append(f"{c.walls_state}" + (f" ({c.walls})" if c.walls else ""))
@@ -345,10 +345,15 @@ def results_lines(results: list[MonthResults], *, max_events: int = MAX_EVENT_LI
     for res in results:
         tag = f"M{res.month}"
         etag = f"{tag} " if len(results) > 1 else ""
-        ok = [o for o in res.outcomes if o.get("ok")]
-        bad = [o for o in res.outcomes if not o.get("ok")]
+        given = [o for o in res.outcomes if o.get("position")]
+        standing = [o for o in res.outcomes if not o.get("position")]
         if res.outcomes:
-            lines.append(f"{tag} orders: {len(ok)} carried out, {len(bad)} failed.")
+            line = (f"{tag} orders: {sum(1 for o in given if o.get('ok'))} carried out, "
+                    f"{sum(1 for o in given if not o.get('ok'))} failed")
+            if standing:  # counted apart: "carried out" never counts more orders than were given
+                ended = sum(1 for o in standing if not o.get("ok"))
+                line += f"; {len(standing) - ended} standing ran on" + (f", {ended} ended" if ended else "")
+            lines.append(line + ".")
         for o in res.outcomes:
             verb = _verb(o.get("text", ""))
             if not o.get("ok"):
@@ -494,8 +499,6 @@ def briefing(view: KingdomView, data: BriefingInput) -> str:
     generals = [general_row(view, g, city_names) for g in view.generals]
     enemies = []
     for c in view.foreign_cities:
-        if c.ruin and not c.in_sight:
-            continue
         row = seen_city_row(view, c, names)
         rep = view.report(c.id)
         if rep is not None:
