@@ -17,6 +17,7 @@ from kingdoms.orders.models import Attack, Move
 from kingdoms.views import tile_view
 from tests.armies import add, corridor, world
 
+
 def _explored_everywhere(state, kingdom):
     """The kingdom has explored every tile (its terrain is known; who holds what out of sight is not)."""
     import numpy as np

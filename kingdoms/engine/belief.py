@@ -28,7 +28,6 @@ from kingdoms.engine.visibility import (
 from kingdoms.gamemap import GameMap
 from kingdoms.state import GameState
 
-
 #: Believed maps already made, per true map: explored mask -> map (a kingdom's explored map changes once a month).
 _MAPS: weakref.WeakKeyDictionary[GameMap, dict[bytes, GameMap]] = weakref.WeakKeyDictionary()
 _MAPS_KEPT = 8

@@ -9,7 +9,6 @@ from __future__ import annotations
 from kingdoms import ruledata as rd
 from kingdoms.state import City, GameState
 
-
 #: `GameState.owner` holds a city id per tile, or FREE. A kingdom's believed board (engine/belief.py) may also
 #: hold a HOLDER CODE (below -1): land it sees whose city it does not know, marked with the holder it sees.
 FREE = -1
