@@ -157,7 +157,7 @@ ENGINE_CREW: Final = 100
 UPKEEP_PER_1000: Final = 1.0
 UPKEEP_PER_TROOP: Final = 0.5
 
-# Rations (SUPPLY-070, RECRUIT-160/170).
+# Rations (SUPPLY-070, RECRUIT-160, RECRUIT-170).
 MAX_RATION_MONTHS: Final = 4
 NEW_TROOP_MIN_RATION_MONTHS: Final = 2
 JOIN_RATION_MONTHS: Final = 2
@@ -306,12 +306,12 @@ def _interp(people: float, col: int) -> float:
 
 
 def harvest_multiplier(people: float) -> float:
-    """Harvest multiplier of a city's size, smooth between tiers (CITY-300/310, OPEN-57)."""
+    """Harvest multiplier of a city's size, smooth between tiers (CITY-300, CITY-310, OPEN-57)."""
     return _interp(people, 1)
 
 
 def drill_cap(people: float) -> float:
-    """Recruits a city can drill in a month, smooth between tiers (CITY-300/310, OPEN-57)."""
+    """Recruits a city can drill in a month, smooth between tiers (CITY-300, CITY-310, OPEN-57)."""
     return _interp(people, 2)
 
 
@@ -336,7 +336,7 @@ def land_reach(people: float) -> int:
 def full_militia(people: int, capital: bool, month: int) -> int:
     """A city's full militia: 10% of people up to 1,000; capital 20% up to 1,500, at least 3,000 before month 40.
 
-    SIEGE-060/070, OPEN-22; rounded half-up (OPEN-102).
+    SIEGE-060, SIEGE-070, OPEN-22; rounded half-up (OPEN-102).
     """
     if capital:
         full = min(CAPITAL_MILITIA_CAP, int(people * CAPITAL_MILITIA_SHARE + 0.5))

@@ -32,7 +32,7 @@ MIN_KINGDOMS = 2
 MAX_KINGDOMS = 6
 MIN_CITY_NAMES = 30  # OPEN-68
 MIN_GENERAL_NAMES = 12  # OPEN-68
-#: Two city sites closer than this would share or touch founding rings (CITY-320/330).
+#: Two city sites closer than this would share or touch founding rings (CITY-320, CITY-330).
 MIN_SITE_GAP = 3
 LANDMARK_KINDS = ("river", "range", "lake", "sea")
 
@@ -525,7 +525,7 @@ def _city_problems(scn: Scenario, gm: GameMap) -> list[tuple[str, str]]:
 
 
 def _walls_max(buildings: list[str]) -> float:
-    """Wall ceiling given the buildings: stone walls 100, palisade 40, else 0 (BUILD-020/030)."""
+    """Wall ceiling given the buildings: stone walls 100, palisade 40, else 0 (BUILD-020, BUILD-030)."""
     if "walls" in buildings:
         return float(rd.STONE_WALLS_MAX)
     if "palisade" in buildings:
@@ -731,7 +731,7 @@ def _found(state: GameState, scn: Scenario, owner: str, tile: Tile, people: int,
 
 
 def _found_ruin(state: GameState, scn: Scenario) -> City:
-    """The Ruin: a bandit city of 10,000 behind walls 50 with 1,500 fortified spearmen (VIC-090/100, OPEN-70)."""
+    """The Ruin: a bandit city of 10,000 behind walls 50 with 1,500 fortified spearmen (VIC-090, VIC-100, OPEN-70)."""
     ruin: Tile = (int(scn.map.ruin[0]), int(scn.map.ruin[1]))
     city = _found(state, scn, rd.BANDITS, ruin, rd.RUIN_PEOPLE, rd.START_GRAIN, name=scn.map.ruin_name)
     city.founder = None

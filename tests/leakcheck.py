@@ -1,4 +1,4 @@
-"""Fog-of-war leak checking (INTEL-010..220, OPEN-30/49/50/51/90): the helpers of tests/test_leaks.py and
+"""Fog-of-war leak checking (INTEL-010..220, OPEN-30, OPEN-49, OPEN-50, OPEN-51, OPEN-90): the helpers of tests/test_leaks.py and
 scripts/leak_campaign.py.
 
 FOG IS A SECURITY BOUNDARY: nothing a seat reads may depend on what its kingdom cannot know. The method, for
@@ -7,7 +7,7 @@ every month of a played game and every kingdom K (the observer):
 1. An ORACLE written from the rules, independent of kingdoms/engine/sight.py and kingdoms/views, works out what
    K may know: the tiles in its sight (INTEL-010: troops and civilians 2, scouts 4, travelling spies 1, cities
    2, own land and one tile beyond; a foreign city holding one of its spies 2, INTEL-150), the tiles it
-   watches (scouts 4, travelling spies 1, stationed spies 2: INTEL-080/090/150), where a spy looks inside a
+   watches (scouts 4, travelling spies 1, stationed spies 2: INTEL-080, INTEL-090, INTEL-150), where a spy looks inside a
    city (INTEL-070, OPEN-30); hence, for every foreign unit, whether K sees nothing of it (HIDDEN), only the
    size class of the troops of the city it stands in (INSIDE), its type and size class (CLASS) or its exact
    numbers (EXACT); for every foreign city, whether K knows it and whether it sees it now.
@@ -326,7 +326,7 @@ def plant(state: GameState, know: Knowledge, variant: int, seed: int, shown_seed
         elif value is not None and abs(float(value)) >= 1000:
             out.hidden.append(Canary(what, value, number_keys(value)))
 
-    # --- foreign units ---------------------------------------------------------------------------------------
+    # --- foreign units --------------------------------------------------------------------------------------
     inside_by_city: dict[int, list[Unit]] = {}
     for uid in sorted(s.units):
         u = s.units[uid]
@@ -342,7 +342,7 @@ def plant(state: GameState, know: Knowledge, variant: int, seed: int, shown_seed
             out.deleted["units"] += 1
             continue
         if cls == EXACT:
-            if _fighting(u) or u.type == "colonists":  # exact men shown (INTEL-070/080), not for scouts, wagons
+            if _fighting(u) or u.type == "colonists":  # exact men shown (INTEL-070, INTEL-080), not for scouts, wagons
                 lo, hi = _class_range(u.men)
                 u.men = shown_vals.integer(lo, hi)
                 out.shown_men[uid] = u.men
@@ -377,7 +377,7 @@ def plant(state: GameState, know: Knowledge, variant: int, seed: int, shown_seed
                 u.men = state.units[u.id].men
             out.hidden = [c for c in out.hidden if not any(c.what.startswith(f"men of #{u.id} ") for u in units)]
             out.skipped += 1
-    # --- foreign generals (INTEL-040) ------------------------------------------------------------------------
+    # --- foreign generals (INTEL-040) -----------------------------------------------------------------------
     for gid in sorted(s.generals):
         g = s.generals[gid]
         if g.owner == k:
@@ -390,7 +390,7 @@ def plant(state: GameState, know: Knowledge, variant: int, seed: int, shown_seed
         g.name = f"{NAME_MARK}gen{gid}{tag}"
         g.xp = vals.integer(1001, 4999)
         hide(f"general #{gid} of {g.owner}", g.name)
-    # --- foreign cities ------------------------------------------------------------------------------------------
+    # --- foreign cities -------------------------------------------------------------------------------------
     public_names = _public_city_names(s)
     for cid in sorted(s.cities):
         c = s.cities[cid]
@@ -423,7 +423,7 @@ def plant(state: GameState, know: Knowledge, variant: int, seed: int, shown_seed
         w = _walls_like(c, vals)
         if w is not None:
             c.walls = w
-    # --- unknown cities whose land it cannot see either: gone in B (their land with them) ------------------------
+    # --- unknown cities whose land it cannot see either: gone in B (their land with them) -------------------
     if drop:
         from kingdoms.engine.victory import counts_as_capture
 
@@ -439,7 +439,7 @@ def plant(state: GameState, know: Knowledge, variant: int, seed: int, shown_seed
             s.owner = np.where(land, -1, s.owner).astype(s.owner.dtype)
             del s.cities[cid]
             out.deleted["cities"] += 1
-    # --- foreign camps (OPEN-90) --------------------------------------------------------------------------------
+    # --- foreign camps (OPEN-90) ----------------------------------------------------------------------------
     for cid in sorted(s.camps):
         camp = s.camps[cid]
         if camp.owner == k:
@@ -452,7 +452,7 @@ def plant(state: GameState, know: Knowledge, variant: int, seed: int, shown_seed
         if not know.watched[i]:
             camp.grain = vals.decimal(1001.0, 4999.0)
             hide(f"grain of camp #{cid}", camp.grain)
-    # --- foreign spies, other kingdoms' private knowledge and names -----------------------------------------------
+    # --- foreign spies, other kingdoms' private knowledge and names -----------------------------------------
     if drop:
         before = len(s.spies)
         s.spies = [sp for sp in s.spies if sp.owner == k]

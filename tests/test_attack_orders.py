@@ -19,7 +19,7 @@ from kingdoms.orders.models import Attack, Move
 from kingdoms.state import GameState, Unit
 from tests.armies import add, world
 
-# --- COMBAT-410 / INTEL-060: previews of unwatched field troops are ranges -------------------------------------
+# --- COMBAT-410 / INTEL-060: previews of unwatched field troops are ranges ----------------------------------
 
 
 def _veteran_spearmen(men: int = 4_321, *, xp: float = 40.0, morale: float = 77.0, hunger: float = 0.0,
@@ -61,7 +61,7 @@ def test_combat_410_intel_060_unwatched_troop_preview_is_a_range():
 
 
 def test_intel_040_unwatched_preview_does_not_depend_on_hidden_figures():
-    """INTEL-040/060: true men (within the class), XP, morale, hunger and the general change nothing shown."""
+    """INTEL-040, INTEL-060: true men (within the class), XP, morale, hunger and the general change nothing shown."""
     texts = set()
     for men, xp, morale, hunger, name in ((4_321, 40.0, 77.0, 0.0, "Zhang Hidden"), (2_345, 0.0, 100.0, 0.6, "Li X"),
                                           (5_555, 12.0, 31.0, 0.2, "Ma Y")):
@@ -125,7 +125,7 @@ def test_combat_410_month_end_stays_exact():
     assert "they lose 457, you lose 945" in res.result, res.result
 
 
-# --- COMBAT-410 / INTEL-070 / INTEL-220: city previews without a fresh spy report -------------------------------------
+# --- COMBAT-410 / INTEL-070 / INTEL-220: city previews without a fresh spy report ---------------------------
 
 
 def _walled_city(*, gar_type: str = "heavy_infantry", men: int = 3_456, walls: float = 43.0, militia: float = 900.0,
@@ -162,7 +162,7 @@ def test_combat_410_intel_070_city_assault_without_report_is_a_range():
 
 
 def test_intel_220_city_preview_does_not_depend_on_hidden_figures():
-    """INTEL-040/220: the garrison's type, men within the class, walls within what is seen, militia and people
+    """INTEL-040, INTEL-220: the garrison's type, men within the class, walls within what is seen, militia and people
     within the size tier change nothing shown."""
     texts = set()
     for kw in ({}, {"gar_type": "levy", "men": 5_900, "walls": 47.0, "militia": 300.0, "people": 12_000},
@@ -179,7 +179,7 @@ def test_intel_220_city_preview_with_fresh_report_is_exact():
     assert f"garrison #{gar.id} heavy_infantry loses" in text, text
 
 
-# --- COMBAT-320 / 350: a standing attack follows its unit, not its old tile -----------------------------------------
+# --- COMBAT-320 / 350: a standing attack follows its unit, not its old tile ---------------------------------
 
 
 def _standing_on_levy() -> tuple[GameState, Unit, Unit]:
@@ -193,7 +193,7 @@ def _standing_on_levy() -> tuple[GameState, Unit, Unit]:
 
 
 def test_combat_320_350_standing_attack_follows_the_unit_not_the_tile():
-    """COMBAT-320/350: the target leaves (6,4) after Wei's slot and another Shu levy steps onto it; next month the
+    """COMBAT-320, COMBAT-350: the target leaves (6,4) after Wei's slot and another Shu levy steps onto it; next month the
     standing order follows the levy it was aimed at (still in sight) and leaves the newcomer alone."""
     state, levy, target = _standing_on_levy()
     other = add(state, "shu", "levy", (7, 5), 2_000)
@@ -223,7 +223,7 @@ def test_combat_370_standing_attack_on_a_unit_ends_when_it_is_out_of_sight():
     assert out.state.units[levy.id].standing is None
 
 
-# --- COMBAT-370 / 380: a standing attack on a city ends when it changes hands -----------------------------------------
+# --- COMBAT-370 / 380: a standing attack on a city ends when it changes hands -------------------------------
 
 
 def _standing_on_city() -> tuple[GameState, Unit, int]:
@@ -296,7 +296,7 @@ def test_combat_420_attack_on_a_target_an_earlier_one_cleared_stays_queued():
     assert res[1].ok and "queued in case" in res[1].message, res[1].message
 
 
-# --- COMBAT-200: a troop broken earlier in the month is yours to move again next month ---------------------------
+# --- COMBAT-200: a troop broken earlier in the month is yours to move again next month ----------------------
 
 
 @pytest.mark.parametrize("aim", [(3, 4), (8, 4)])

@@ -27,7 +27,7 @@ def _explored_everywhere(state, kingdom):
     state.kingdoms[kingdom].memory["explored"] = mask_to_hex(np.ones(state.map.size, bool))
 
 
-# --- DIPLO-020/080: land in sight shows, and closes, as its owner's even when its city is out of sight -------------
+# --- DIPLO-020, DIPLO-080: land in sight shows, and closes, as its owner's even when its city is out of sight ---
 
 
 def _lane_at_peace():
@@ -68,7 +68,7 @@ def test_diplo_080_surprise_attack_whose_way_runs_through_visible_land_is_refuse
     assert "Chengdu" not in verdict.message
 
 
-# --- VIC-130: the Ruin's holder is public and current on the believed board -----------------------------------
+# --- VIC-130: the Ruin's holder is public and current on the believed board ---------------------------------
 
 
 def _ruin_taken_by_shu(*, war: bool):
@@ -112,7 +112,7 @@ def test_vic_130_combat_370_attack_on_the_ruin_is_aimed_at_its_current_holder():
     assert res.state.units[rider.id].standing_meta["owner"] == "shu"
 
 
-# --- DIPLO-030: a march at peace stops at the closed border it could not see when ordered ---------------------
+# --- DIPLO-030: a march at peace stops at the closed border it could not see when ordered -------------------
 
 
 def _unseen_border():
@@ -152,7 +152,7 @@ def test_diplo_030_march_at_peace_stops_at_the_closed_border(kind, men, to):
     assert "(9,4)" in texts[2] and "Shu" in texts[2] and "closed" in texts[2] and "ends" in texts[2], texts[2]
 
 
-# --- TURN-100: the check when given waits for the troop leaving a tile, as the month end does ------------------
+# --- TURN-100: the check when given waits for the troop leaving a tile, as the month end does ---------------
 
 
 def _river_lane():
@@ -195,7 +195,7 @@ def test_turn_100_turn_070_a_queued_order_waits_for_one_given_in_a_later_call():
     assert got[1].message.startswith(f"#{levy.id} levy (5,4) -> (5,4)"), got[1].message
 
 
-# --- INTEL-050, MOVE-020: terrain never explored is planned as passable, and never named ------------------------
+# --- INTEL-050, MOVE-020: terrain never explored is planned as passable, and never named --------------------
 
 
 def _mountain_out_of_sight():

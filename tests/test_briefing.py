@@ -230,7 +230,7 @@ def state() -> GameState:
 
 
 def test_golden_briefing_month_50(state: GameState) -> None:
-    """TOOLS-020/030/040/050: the month-50 briefing of a 6-city, 12-troop kingdom matches the golden text."""
+    """TOOLS-020, TOOLS-030, TOOLS-040, TOOLS-050: the month-50 briefing of a 6-city, 12-troop kingdom matches the golden text."""
     text = golden_briefing(state)
     _check_golden("briefing_m50.txt", text)
 
@@ -245,7 +245,7 @@ def test_briefing_size_budget(state: GameState) -> None:
 
 
 def test_tools_030_contents(state: GameState) -> None:
-    """TOOLS-030/050, VIC-140/160, VIC-130, DIPLO-130, BUILD-060, GEN-120, CITY-070/160/350, CONQ-040, OPEN-82/83."""
+    """TOOLS-030, TOOLS-050, VIC-140, VIC-160, VIC-130, DIPLO-130, BUILD-060, GEN-120, CITY-070, CITY-160, CITY-350, CONQ-040, OPEN-82, OPEN-83."""
     text = golden_briefing(state)
     assert "Captures: Cao Wei (you) 1 · Shu Han 0 — lead: Cao Wei strictly ahead 5/36 mo" in text
     assert "The Ruin: Luoyang" in text and "held by bandits" in text
@@ -314,7 +314,7 @@ def test_tools_120_get_city_own_and_rival(state: GameState) -> None:
 
 
 def test_tools_100_110_090_map_tile_and_sites(state: GameState) -> None:
-    """TOOLS-090/100/110, OPEN-89: the map marks own and foreign things; a tile tells what is known; sites rank."""
+    """TOOLS-090, TOOLS-100, TOOLS-110, OPEN-89: the map marks own and foreign things; a tile tells what is known; sites rank."""
     obs = observe(state, "wei")
     text = render.map_text(obs.view, (4, 10), 2)
     assert "* #6 Xinye (4,10) (yours)" in text and "x #30 Shu Han cavalry medium (5,11)" in text

@@ -34,7 +34,7 @@ def run(state: GameState, *slots: str, blockaded: set[int] | None = None) -> Mon
 ALL = ("production", "grain", "growth")
 
 
-# --- the month of the reference capital ------------------------------------------------------------------------
+# --- the month of the reference capital ---------------------------------------------------------------------
 
 
 def test_city_110_month_one_of_the_reference_capital() -> None:
@@ -74,7 +74,7 @@ def test_city_110_whole_month_through_resolve_month() -> None:
 
 
 def test_city_100_110_harvest_beyond_capacity_is_lost() -> None:
-    """CITY-100/110: 295 + 13.75 -> capped at 300 (8.75 lost); -3 levies -> 297; -9 people -> 288; growth 0.35
+    """CITY-100, CITY-110: 295 + 13.75 -> capped at 300 (8.75 lost); -3 levies -> 297; -9 people -> 288; growth 0.35
     -> 287.65."""
     state, city = reference_state()
     city.grain = 295.0
@@ -148,7 +148,7 @@ def test_city_180_happiness_rises_10_when_fed_up_to_100() -> None:
 
 
 def test_city_200_unhappy_city_revolts_to_bandits_and_troops_inside_are_lost() -> None:
-    """CITY-200, OPEN-15/16: happiness 30, nothing to eat (short 1): 30 - 30 = 0 <= 20 -> bandits; the wei levies
+    """CITY-200, OPEN-15, OPEN-16: happiness 30, nothing to eat (short 1): 30 - 30 = 0 <= 20 -> bandits; the wei levies
     inside are lost; a capital in the same plight starves but stays."""
     state = make_state(axial_map({(2, 2): "G", (3, 6): "G"}))
     capital = add_city(state, "wei", 3, 6, 15_000, grain=0, capital=True)
@@ -201,7 +201,7 @@ def test_conq_030_restless_city_makes_nothing_and_harvests_half() -> None:
     assert city.people == 15_000
 
 
-# --- production, upkeep, desertion ------------------------------------------------------------------------------
+# --- production, upkeep, desertion --------------------------------------------------------------------------
 
 
 def test_recruit_190_upkeep_taken_as_the_same_share_of_every_city() -> None:
@@ -248,7 +248,7 @@ def test_recruit_200_open_32_deserters_add_up_exactly_by_largest_remainder() -> 
 
 
 def test_build_020_030_palisade_gives_walls_40_and_stone_walls_raise_the_ceiling() -> None:
-    """BUILD-020/030: store 10 + 8.5 pays the palisade (10): walls 40, ceiling 40, 8.5 stored; then 25 more in
+    """BUILD-020, BUILD-030: store 10 + 8.5 pays the palisade (10): walls 40, ceiling 40, 8.5 stored; then 25 more in
     store pays the walls: ceiling 100, walls still 40 (they rise +5 a month in the sieges' repairs)."""
     state, city = reference_state()
     city.store = 10.0
@@ -309,11 +309,11 @@ def test_city_270_store_kept_up_to_the_cap() -> None:
     assert city.last["store_lost"] == pytest.approx(74.5)
 
 
-# --- recruits -------------------------------------------------------------------------------------------------------
+# --- recruits -----------------------------------------------------------------------------------------------
 
 
 def test_recruit_140_batches_within_the_drill_cap_joining_the_garrison() -> None:
-    """RECRUIT-140/150/160: levy:5000 in a 15,000 town (drill 2,000): month 1 raises 2,000 for 2 x 5 = 10 out of
+    """RECRUIT-140, RECRUIT-150, RECRUIT-160: levy:5000 in a 15,000 town (drill 2,000): month 1 raises 2,000 for 2 x 5 = 10 out of
     store 20 + 8.5; they join the 3,000 levies in the city (5,000 men) bringing 2 months = 4 dan from above the
     reserve (150 - 75): rations 12 -> 16, granary 146; people 13,000; 3,000 still to raise."""
     state, city = reference_state()
@@ -342,7 +342,7 @@ def test_build_050_recruit_160_barracks_xp_is_averaged_into_the_troop() -> None:
 
 
 def test_recruit_150_170_new_troop_in_an_empty_city_draws_four_months() -> None:
-    """RECRUIT-150/170, OPEN-26: no troop in the city: 2,000 spearmen (barracks) form a troop there at XP 3, morale
+    """RECRUIT-150, RECRUIT-170, OPEN-26: no troop in the city: 2,000 spearmen (barracks) form a troop there at XP 3, morale
     100, with 4 months = 8 dan (150 - 75 above the reserve covers it): granary 142; price 2 x 8 = 16."""
     state, city = reference_state(levies=False)
     city.buildings.append("barracks")
@@ -451,11 +451,11 @@ def test_open_88_scout_and_spy_cost_production_only() -> None:
     assert city.people == 15_000 and city.grain == 150.0
 
 
-# --- colonists (CITY-390..410, OPEN-24, OPEN-101) ------------------------------------------------------------------
+# --- colonists (CITY-390..410, OPEN-24, OPEN-101) -----------------------------------------------------------
 
 
 def test_city_390_400_colonists_take_five_months_and_100_production() -> None:
-    """CITY-390/400, OPEN-24: store 100 pays them in month 1, but they are ready only in month 5 (counting the month
+    """CITY-390, CITY-400, OPEN-24: store 100 pays them in month 1, but they are ready only in month 5 (counting the month
     they reached the head); then the city gives 5,000 people and 20 dan, and colonists (5,000, cargo 20) stand in it.
     Meanwhile the city does not grow (CITY-170); nor in the month they are finished (OPEN-101)."""
     state, city = reference_state()
@@ -484,7 +484,7 @@ def test_city_410_colonists_wait_for_the_grain() -> None:
 
 
 def test_open_101_colonists_wait_for_6500_people_and_the_city_grows_toward_it() -> None:
-    """OPEN-24/101: a 6,000-people city holds its colonists until it has 6,500, and grows meanwhile (at most to
+    """OPEN-24, OPEN-101: a 6,000-people city holds its colonists until it has 6,500, and grows meanwhile (at most to
     6,500)."""
     state, city = reference_state(levies=False)
     city.people = 6_000
@@ -494,7 +494,7 @@ def test_open_101_colonists_wait_for_6500_people_and_the_city_grows_toward_it() 
     assert 6_000 < city.people <= 6_500
 
 
-# --- growth and land ---------------------------------------------------------------------------------------------
+# --- growth and land ----------------------------------------------------------------------------------------
 
 
 LAND_TILES = {**{(4, 4): "p", (5, 4): "G", (3, 4): "G", (5, 3): "P", (4, 3): "P", (4, 5): "F", (3, 5): "H"},
@@ -502,7 +502,7 @@ LAND_TILES = {**{(4, 4): "p", (5, 4): "G", (3, 4): "G", (5, 3): "P", (4, 3): "P"
 
 
 def test_city_340_050_land_grows_onto_the_best_free_tile_by_focus() -> None:
-    """CITY-340/050, OPEN-55: 21,600 people with 6 land tiles reach the next threshold; free tiles in reach 2
+    """CITY-340, CITY-050, OPEN-55: 21,600 people with 6 land tiles reach the next threshold; free tiles in reach 2
     beside its land: G(6,4) (food 2), F(4,6) (prod 2), mountains. food -> G(6,4); production -> F(4,6); balanced
     with 6 (even) land tiles takes the food pick G(6,4)."""
     for focus, expect in (("food", (6, 4)), ("production", (4, 6)), ("balanced", (6, 4))):
@@ -553,7 +553,7 @@ def test_city_170_restless_city_claims_no_land() -> None:
     assert city.last["claimed"] is None
 
 
-# --- conservation over random months (property) ---------------------------------------------------------------------
+# --- conservation over random months (property) -------------------------------------------------------------
 
 LETTERS = "GGGPPFFHMwgpf~"
 SPOTS = ((2, 2), (8, 2), (3, 7), (9, 7))

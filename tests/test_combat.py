@@ -1,4 +1,4 @@
-"""Field combat and the attack/pillage verbs (COMBAT-*, MOVE-100/130/140/150, DIPLO-060..090, BUILD-150..190).
+"""Field combat and the attack/pillage verbs (COMBAT-*, MOVE-100, MOVE-130, MOVE-140, MOVE-150, DIPLO-060..090, BUILD-150..190).
 
 Every battle figure is worked by hand from the rules in a comment; rounding is half-up to whole men (OPEN-45).
 Worlds are open grassland unless marked; neighbours of (q,r): the steps of kingdoms.hexgrid.DIRECTIONS (E +1,0; W -1,0; NE +1,-1; NW 0,-1; SE 0,+1; SW -1,+1).
@@ -26,7 +26,7 @@ from kingdoms.orders.models import Attack, Hold, Move, Pillage
 from kingdoms.state import Camp, Improvement
 from tests.armies import add, ctx_for, order, world
 
-# --- the exchange: worked examples of the rules (COMBAT-040..080) -------------------------------------------------
+# --- the exchange: worked examples of the rules (COMBAT-040..080) -------------------------------------------
 
 
 def test_combat_050_070_numbers_worked_example_1():
@@ -45,7 +45,7 @@ def test_combat_050_070_numbers_worked_example_1():
 
 
 def test_combat_060_counter_against_cover_worked_example_2():
-    """COMBAT-060/110, OPEN-9: 4,000 heavy infantry against 4,000 spearmen fortified in forest."""
+    """COMBAT-060, COMBAT-110, OPEN-9: 4,000 heavy infantry against 4,000 spearmen fortified in forest."""
     state = world({(4, 4): "F"})
     att = add(state, "wei", "heavy_infantry", (3, 4), 4_000)
     dfn = add(state, "shu", "spearman", (4, 4), 4_000, fortified=True)
@@ -56,7 +56,7 @@ def test_combat_060_counter_against_cover_worked_example_2():
 
 
 def test_combat_110_120_open_8_cavalry_against_spearmen_worked_example_3():
-    """COMBAT-110/120, OPEN-8: 4,000 cavalry charge 4,000 spearmen on open plains: x0.75 and +50% both apply."""
+    """COMBAT-110, COMBAT-120, OPEN-8: 4,000 cavalry charge 4,000 spearmen on open plains: x0.75 and +50% both apply."""
     state = world(fill="P")
     att = add(state, "wei", "cavalry", (3, 4), 4_000)
     dfn = add(state, "shu", "spearman", (4, 4), 4_000)
@@ -67,7 +67,7 @@ def test_combat_110_120_open_8_cavalry_against_spearmen_worked_example_3():
 
 
 def test_combat_220_pursuit_cavalry_rides_down_archers_worked_example_3b():
-    """COMBAT-110/180/220, OPEN-97: 4,000 cavalry against 4,000 archers; they rout and lose 20% of the rest."""
+    """COMBAT-110, COMBAT-180, COMBAT-220, OPEN-97: 4,000 cavalry against 4,000 archers; they rout and lose 20% of the rest."""
     state = world(fill="P")
     att = add(state, "wei", "cavalry", (3, 4), 4_000)
     dfn = add(state, "shu", "archer", (4, 4), 4_000)
@@ -80,7 +80,7 @@ def test_combat_220_pursuit_cavalry_rides_down_archers_worked_example_3b():
 
 
 def test_combat_brief_spearmen_fortified_on_hills_against_cavalry_with_level_2_general():
-    """COMBAT-020/050/070/120, GEN-110, OPEN-8/9: 10,000 cavalry (level-2 general) on 6,000 fortified spearmen on hills."""
+    """COMBAT-020, COMBAT-050, COMBAT-070, COMBAT-120, GEN-110, OPEN-8, OPEN-9: 10,000 cavalry (level-2 general) on 6,000 fortified spearmen on hills."""
     state = world({(4, 4): "H"})
     att = add(state, "wei", "cavalry", (3, 4), 10_000)
     general = new_general(state, "wei", unit_id=att.id)
@@ -93,7 +93,7 @@ def test_combat_brief_spearmen_fortified_on_hills_against_cavalry_with_level_2_g
     # spearmen lose 0.2 x 7,745.97 x sqrt(1.8/2.925) = 1,549.19 x 0.78446 = 1,215.29 -> 1,215
     # cavalry lose 0.2 x 6,000 x sqrt(2.925/1.8) = 1,200 x 1.27475 = 1,529.71 -> 1,530
     assert (battle.defender.lost, battle.attacker.lost) == (1_215, 1_530)
-    # 20.25% and 15.3% lost: neither routs; morale 100 - 15.1875 and 100 - 11.475 (COMBAT-170/180)
+    # 20.25% and 15.3% lost: neither routs; morale 100 - 15.1875 and 100 - 11.475 (COMBAT-170, COMBAT-180)
     assert not battle.defender.broke and not battle.attacker.broke
     assert dfn.morale == pytest.approx(84.8125)
     assert att.morale == pytest.approx(88.525)
@@ -102,7 +102,7 @@ def test_combat_brief_spearmen_fortified_on_hills_against_cavalry_with_level_2_g
 
 
 def test_combat_080_arrows_worked_example_4():
-    """COMBAT-080/090/110: 3,000 archers shoot 4,000 levies two tiles away; the levies cannot reply."""
+    """COMBAT-080, COMBAT-090, COMBAT-110: 3,000 archers shoot 4,000 levies two tiles away; the levies cannot reply."""
     state = world()
     archers = add(state, "wei", "archer", (2, 4), 3_000)
     levies = add(state, "shu", "levy", (4, 4), 4_000)
@@ -128,7 +128,7 @@ def test_combat_090_return_fire_between_archers_open_96():
 
 
 def test_combat_190_open_27_94_melee_strike_back_and_shooters_never_break():
-    """COMBAT-090/190, OPEN-27/94: levies beside archers strike back in melee; the archers lose no morale."""
+    """COMBAT-090, COMBAT-190, OPEN-27, OPEN-94: levies beside archers strike back in melee; the archers lose no morale."""
     state = world()
     a = add(state, "wei", "archer", (3, 4), 1_000)
     d = add(state, "shu", "levy", (4, 4), 8_000)
@@ -156,7 +156,7 @@ def test_combat_040_both_strike_from_strength_before_the_clash():
     assert (res.dfn_loss, res.att_loss) == (849, 548)
 
 
-# --- quality (COMBAT-020, OPEN-9/10/95/98/102) --------------------------------------------------------------------
+# --- quality (COMBAT-020, OPEN-9, OPEN-10, OPEN-95, OPEN-98, OPEN-102) --------------------------------------
 
 
 def test_combat_020_open_9_training_morale_hunger_multiply():
@@ -238,7 +238,7 @@ def test_gen_110_garrison_general_and_no_walls_on_a_sortie_open_98():
     assert fighter_for(state, field, "attack", target).quality == pytest.approx(1.3)
 
 
-# --- flanking (COMBAT-130/140, OPEN-37) ---------------------------------------------------------------------------
+# --- flanking (COMBAT-130, COMBAT-140, OPEN-37) -------------------------------------------------------------
 
 
 def test_combat_130_flanking_multiplies_the_targets_losses_only():
@@ -277,11 +277,11 @@ def test_combat_140_walls_of_40_shield_a_city_from_flanking():
     assert flank_factor(state, att, (4, 4), walls=39) == pytest.approx(1.15)
 
 
-# --- after the blow (COMBAT-150..260) ------------------------------------------------------------------------------
+# --- after the blow (COMBAT-150..260) -----------------------------------------------------------------------
 
 
 def test_combat_150_advance_into_the_cleared_tile_and_200_fall_back_away():
-    """COMBAT-150/200, OPEN-75: the routed defender falls back away (farther first, then lowest r); the attacker
+    """COMBAT-150, COMBAT-200, OPEN-75: the routed defender falls back away (farther first, then lowest r); the attacker
     advances at no cost."""
     state = world()
     att = add(state, "wei", "levy", (3, 4), 6_000)
@@ -388,11 +388,11 @@ def test_combat_280_occupied_tile_yields_nothing():
     assert occupied(state, 4, 4, "bandits") is True
 
 
-# --- the attack verb (COMBAT-010, 290..400) ----------------------------------------------------------------------
+# --- the attack verb (COMBAT-010, 290..400) -----------------------------------------------------------------
 
 
 def test_combat_290_cavalry_hit_and_run_turn_080():
-    """COMBAT-290, TURN-080/090: cavalry spend 2 of 5 moves on an attack, then ride off with the rest."""
+    """COMBAT-290, TURN-080, TURN-090: cavalry spend 2 of 5 moves on an attack, then ride off with the rest."""
     state = world()
     cav = add(state, "wei", "cavalry", (3, 4), 2_000)
     add(state, "shu", "levy", (4, 4), 6_000)
@@ -437,7 +437,7 @@ def test_combat_010_one_attack_a_month():
 
 
 def test_combat_300_move_and_attack_melee_strikes_on_its_own_march():
-    """COMBAT-300/310: a melee troop two tiles off marches beside the target and strikes with its moves spent."""
+    """COMBAT-300, COMBAT-310: a melee troop two tiles off marches beside the target and strikes with its moves spent."""
     state = world({(3, 4): "F"})
     levy = add(state, "wei", "levy", (1, 4), 3_000)
     target = add(state, "shu", "levy", (4, 4), 3_000)
@@ -541,7 +541,7 @@ def test_combat_340_hold_strikes_only_from_where_it_stands():
 
 
 def test_combat_350_standing_attack_marches_and_strikes_later():
-    """COMBAT-350/370: an attack out of this month's reach stands, aimed at the target's tile, and strikes once in reach."""
+    """COMBAT-350, COMBAT-370: an attack out of this month's reach stands, aimed at the target's tile, and strikes once in reach."""
     state = world(width=16)
     levy = add(state, "wei", "levy", (0, 4), 3_000)
     target = add(state, "shu", "levy", (6, 4), 3_000)
@@ -558,7 +558,7 @@ def test_combat_350_standing_attack_marches_and_strikes_later():
 
 
 def test_turn_150_hold_after_an_unreachable_attack_ends_it():
-    """TURN-130/150, COMBAT-370: an attack that must stand, then hold in the same month: no attack order remains."""
+    """TURN-130, TURN-150, COMBAT-370: an attack that must stand, then hold in the same month: no attack order remains."""
     state = world(width=16)
     levy = add(state, "wei", "levy", (0, 4), 3_000)
     add(state, "shu", "levy", (6, 4), 3_000)
@@ -673,7 +673,7 @@ def test_supply_290_cavalry_burn_a_defended_camp_for_10_percent_more():
 
 
 def test_combat_410_preview_is_a_dry_run():
-    """COMBAT-410/420, TURN-170: a previewed attack reports the outcome and changes nothing."""
+    """COMBAT-410, COMBAT-420, TURN-170: a previewed attack reports the outcome and changes nothing."""
     state = world()
     cav = add(state, "wei", "cavalry", (3, 4), 4_000)
     add(state, "shu", "spearman", (4, 4), 4_000)
@@ -692,7 +692,7 @@ def test_combat_160_preview_warns_when_an_advance_leaves_the_troop_short():
     assert "out of supply" in res[0].message and "SHORT" in res[0].message
 
 
-# --- peace and surprise (DIPLO-060..090) ----------------------------------------------------------------------------
+# --- peace and surprise (DIPLO-060..090) --------------------------------------------------------------------
 
 
 def test_combat_420_previewed_attacks_build_on_each_other():
@@ -709,7 +709,7 @@ def test_combat_420_previewed_attacks_build_on_each_other():
 
 
 def test_diplo_060_attack_at_peace_needs_surprise_and_starts_the_war():
-    """DIPLO-060/090: refused without surprise; with it the war starts when the attack is carried out."""
+    """DIPLO-060, DIPLO-090: refused without surprise; with it the war starts when the attack is carried out."""
     state = world(war=False)
     att = add(state, "wei", "levy", (3, 4), 3_000)
     add(state, "shu", "levy", (4, 4), 3_000)
@@ -746,7 +746,7 @@ def test_diplo_080_declaration_listed_first_opens_their_land():
     assert res[0].ok and res[1].ok
 
 
-# --- pillage (BUILD-150..190) --------------------------------------------------------------------------------------
+# --- pillage (BUILD-150..190) -------------------------------------------------------------------------------
 
 
 def _farmland():
@@ -757,7 +757,7 @@ def _farmland():
 
 
 def test_build_150_180_190_pillage_a_granary_and_the_owner_is_told():
-    """BUILD-150/170/180/190: a fighting troop beside an enemy granary destroys it; grain above 300 is lost."""
+    """BUILD-150, BUILD-170, BUILD-180, BUILD-190: a fighting troop beside an enemy granary destroys it; grain above 300 is lost."""
     state, city = _farmland()
     levy = add(state, "wei", "levy", (5, 6), 2_000)
     ctx = ctx_for(state)
@@ -783,7 +783,7 @@ def test_build_180_pillaged_workshop_drops_queued_catapults():
 
 
 def test_build_150_160_pillage_needs_war_and_an_unguarded_tile():
-    """BUILD-150/160, DIPLO-150: no pillage at peace, nor on a tile a troop of the owner guards."""
+    """BUILD-150, BUILD-160, DIPLO-150: no pillage at peace, nor on a tile a troop of the owner guards."""
     state, city = _farmland()
     guard = add(state, "shu", "levy", (5, 5), 1_000)
     levy = add(state, "wei", "levy", (4, 5), 2_000)

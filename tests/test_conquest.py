@@ -1,4 +1,4 @@
-"""Conquest, unrest, revolts, elimination and closed borders (CONQ-*, VIC-030, DIPLO-*, OPEN-3/16..19/39/76).
+"""Conquest, unrest, revolts, elimination and closed borders (CONQ-*, VIC-030, DIPLO-*, OPEN-3, OPEN-16..19/39/76).
 
 Worlds come from tests.test_sieges.world (20 x 12 plains, capitals of Wei (2,2), Shu (14,2), Wu (3,9), a
 Shu town "Xiangyang" of 15,000 on (8,6)); every figure is worked from the rules in a comment.
@@ -57,7 +57,7 @@ def unrest_month(state, roll: float = 0.99) -> MonthContext:
     return ctx
 
 
-# --- capture (CONQ-010..100) ----------------------------------------------------------------------------------
+# --- capture (CONQ-010..100) --------------------------------------------------------------------------------
 
 
 def test_conq_010_city_passes_with_land_improvements_and_granary():
@@ -243,7 +243,7 @@ def test_conq_100_open_18_taking_a_capital_eliminates_and_it_becomes_ordinary():
     assert captures(state)["wei"] == 1  # a capital counts as a capture
 
 
-# --- unhappiness revolts and bandits (CITY-200, OPEN-16, OPEN-19) --------------------------------------------------
+# --- unhappiness revolts and bandits (CITY-200, OPEN-16, OPEN-19) -------------------------------------------
 
 
 def test_city_200_open_16_pass_to_bandits_loses_troops_and_burns():
@@ -274,7 +274,7 @@ def test_return_to_founder_keeps_grain_clears_queue():
     assert troop.id not in state.units
 
 
-# --- elimination (VIC-030, OPEN-3) -------------------------------------------------------------------------------
+# --- elimination (VIC-030, OPEN-3) --------------------------------------------------------------------------
 
 
 def test_vic_030_elimination_disbands_troops_and_gives_cities_to_bandits():
@@ -303,7 +303,7 @@ def test_vic_030_elimination_disbands_troops_and_gives_cities_to_bandits():
 
 
 def test_vic_030_040_scripted_campaign_eliminates_shu_and_wu():
-    """VIC-030/040: Wei takes Shu's capital over three months of assaults, then Wu's: Wei wins, last standing.
+    """VIC-030, VIC-040: Wei takes Shu's capital over three months of assaults, then Wu's: Wei wins, last standing.
 
     Shu's capital (15,000, month 50): full militia 20% of 15,000 capped at 1,500, no walls, no garrison.
     Month 1: 3,000 levies vs 1,500 militia (0.6): weights sqrt(3,000 x 1,500) = 2,121.3 vs 1,500;
@@ -354,7 +354,7 @@ def test_vic_030_040_scripted_campaign_eliminates_shu_and_wu():
     assert state.kingdoms["wei"].place == 1
 
 
-# --- diplomacy: war, closed land, expulsion (DIPLO-*) ----------------------------------------------------------
+# --- diplomacy: war, closed land, expulsion (DIPLO-*) -------------------------------------------------------
 
 
 def test_diplo_010_kingdoms_start_at_peace_bandits_at_war_with_all():

@@ -70,7 +70,7 @@ def reference_state(*, levies: bool = True, war: bool = False) -> tuple[GameStat
     return state, city
 
 
-# --- the reference capital ------------------------------------------------------------------------------------
+# --- the reference capital ----------------------------------------------------------------------------------
 
 
 def test_reference_map_is_as_described() -> None:
@@ -83,7 +83,7 @@ def test_reference_map_is_as_described() -> None:
 
 
 def test_city_020_040_balanced_picks_food_then_production_in_turn() -> None:
-    """CITY-020/040: 15,000 people work 5 tiles; balanced takes best food G(3,4), best production F(4,5),
+    """CITY-020, CITY-040: 15,000 people work 5 tiles; balanced takes best food G(3,4), best production F(4,5),
     then G(5,4), H(3,5), then the first plains by lowest r, q: P(4,3). P(5,3) is left idle."""
     state, city = reference_state()
     o = eco.city_output(state, city)
@@ -150,7 +150,7 @@ def test_city_070_outlook_under_all_three_focuses() -> None:
     assert prod.harvest == pytest.approx(12.5) and prod.production == 14 and prod.growth == 7
 
 
-# --- reference values of the size tables ------------------------------------------------------------------------
+# --- reference values of the size tables --------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(("people", "shown"), [(3_000, 0.27), (8_000, 0.45), (15_000, 0.61), (40_000, 1.00),
@@ -171,7 +171,7 @@ def test_city_310_harvest_multiplier_at_27500() -> None:
                                                        (15_000, 1.25, 2_000), (40_000, 1.6, 3_000),
                                                        (75_000, 1.75, 4_000), (200_000, 1.75, 4_000)])
 def test_city_300_size_tiers(people: int, mult: float, drill: int) -> None:
-    """CITY-300/310: village x1 / 1,000; town 15k x1.25 / 2,000; city 40k x1.6 / 3,000; great 75k x1.75 / 4,000;
+    """CITY-300, CITY-310: village x1 / 1,000; town 15k x1.25 / 2,000; city 40k x1.6 / 3,000; great 75k x1.75 / 4,000;
     10,000 is halfway from 5,000 to 15,000: x1.125, 1,500."""
     assert rd.harvest_multiplier(people) == pytest.approx(mult)
     assert rd.drill_cap(people) == pytest.approx(drill)
@@ -191,7 +191,7 @@ def test_open_55_reach(people: int, reach: int) -> None:
     assert rd.land_reach(people) == reach
 
 
-# --- centre, occupation, water, improvements ---------------------------------------------------------------------
+# --- centre, occupation, water, improvements ----------------------------------------------------------------
 
 
 def test_city_080_centre_yields_at_least_2_food_and_1_production() -> None:
@@ -329,7 +329,7 @@ def test_build_140_occupied_granary_gives_no_grain_but_keeps_its_capacity() -> N
 
 
 def test_build_120_farm_counts_in_harvest_only_when_worked_but_always_in_capacity() -> None:
-    """BUILD-080/120: 6,000 people, production focus, work F and H: harvest (3 + 2 + 1 + 0) x 1.025 = 6.15 with or
+    """BUILD-080, BUILD-120: 6,000 people, production focus, work F and H: harvest (3 + 2 + 1 + 0) x 1.025 = 6.15 with or
     without a farm on the idle P(5,3); capacity without it 12 x 1.025 = 12.3 -> 20,500, with it 13 x 1.025 = 13.325
     -> 22,208. Balanced, the farm makes P(5,3) a 2-food tile, picked first: (3 + 2 + 2 + 1(F)) x 1.025 = 8.2."""
     state, city = reference_state()
@@ -386,7 +386,7 @@ def test_conq_030_restless_city_makes_nothing_and_harvests_half() -> None:
     assert eco.city_output(state, city).harvest == 0.0
 
 
-# --- store cap, upkeep ---------------------------------------------------------------------------------------------
+# --- store cap, upkeep --------------------------------------------------------------------------------------
 
 
 def test_city_270_store_cap() -> None:
@@ -424,7 +424,7 @@ def test_recruit_190_upkeep_share_budget() -> None:
     assert b.shortfall == 0.0
 
 
-# --- CITY SITES (CITY-450) ----------------------------------------------------------------------------------------
+# --- CITY SITES (CITY-450) ----------------------------------------------------------------------------------
 
 
 def test_city_450_site_report_at_founding_and_full_land() -> None:
@@ -459,7 +459,7 @@ def test_city_450_site_report_matches_the_founded_city() -> None:
 
 
 def test_free_sites_best_first() -> None:
-    """BUILD-070/200: farm sites of the reference capital: worked G/P tiles first by food (G(3,4), G(5,4),
+    """BUILD-070, BUILD-200: farm sites of the reference capital: worked G/P tiles first by food (G(3,4), G(5,4),
     P(4,3)), then the idle P(5,3); workshop sites: F(4,5) and H(3,5), both at distance 1, by r."""
     state, city = reference_state()
     assert eco.free_sites(state, city, "farm") == [(3, 4), (5, 4), (4, 3), (5, 3)]
@@ -468,7 +468,7 @@ def test_free_sites_best_first() -> None:
     assert (3, 4) not in eco.free_sites(state, city, "granary")
 
 
-# --- BUILD-230 progress, OPEN-89 site ranking ---------------------------------------------------------------------
+# --- BUILD-230 progress, OPEN-89 site ranking ---------------------------------------------------------------
 
 
 def test_build_230_head_progress_text() -> None:

@@ -46,7 +46,7 @@ def test_refuses_existing_path_and_non_game_files(tmp_path: Path) -> None:
 
 
 def test_turn_070_orders_append_and_month_resolves_when_all_ended(tmp_game_path: Path) -> None:
-    """TURN-030/070: accepted orders queue in the order given; the month resolves once every seat ends it."""
+    """TURN-030, TURN-070: accepted orders queue in the order given; the month resolves once every seat ends it."""
     game, _ = _new(tmp_game_path)
     v1 = game.issue("wei", "declare_war to=shu")
     v2 = game.issue("wei", "declare_war to=Nobody")

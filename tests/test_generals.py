@@ -69,7 +69,7 @@ def capture_seed(*captured: bool, month: int = 5) -> int:
 
 
 def check_links(state: GameState) -> None:
-    """GEN-010/020: each general leads one troop (mirrored on the troop) or waits in a city, never both."""
+    """GEN-010, GEN-020: each general leads one troop (mirrored on the troop) or waits in a city, never both."""
     for g in state.generals.values():
         assert (g.unit_id is None) != (g.city_id is None)
         if g.unit_id is not None:
@@ -79,7 +79,7 @@ def check_links(state: GameState) -> None:
             assert state.generals[u.general_id].unit_id == u.id
 
 
-# --- command and reach (GEN-010..040) -----------------------------------------------------------------------------
+# --- command and reach (GEN-010..040) -----------------------------------------------------------------------
 
 
 def test_gen_020_general_moves_only_with_his_troop_or_waits_in_a_city():
@@ -113,7 +113,7 @@ def test_gen_030_assign_reaches_troops_within_two_tiles_of_his_city():
 
 
 def test_gen_030_assign_from_his_troop_within_two_tiles():
-    """GEN-030/010: leading a troop at (6,4) he moves to a leaderless troop at (8,4) (2 tiles); his old troop is left
+    """GEN-030, GEN-010: leading a troop at (6,4) he moves to a leaderless troop at (8,4) (2 tiles); his old troop is left
     without a general."""
     state = world()
     old = troop(state, "wei", FIELD)
@@ -170,7 +170,7 @@ def test_gen_010_assign_refusals():
     assert "already leads" in assign(state, "wei", g.id, mine.id)
 
 
-# --- capture and release (GEN-050/060/090, OPEN-40) ---------------------------------------------------------------
+# --- capture and release (GEN-050, GEN-060, GEN-090, OPEN-40) -----------------------------------------------
 
 
 def test_gen_050_destroyed_by_a_kingdom_general_defects_on_a_capture_roll():
@@ -186,7 +186,7 @@ def test_gen_050_destroyed_by_a_kingdom_general_defects_on_a_capture_roll():
 
 
 def test_gen_050_no_capture_roll_general_escapes_to_a_troop_within_two_tiles():
-    """GEN-050/060: roll >= 0.40: he escapes to Wei's leaderless troop 2 tiles away."""
+    """GEN-050, GEN-060: roll >= 0.40: he escapes to Wei's leaderless troop 2 tiles away."""
     state = world(seed=capture_seed(False))
     lost = troop(state, "wei", FIELD)
     killer = troop(state, "shu", (7, 4))
@@ -296,7 +296,7 @@ def test_open_40_eliminated_kingdoms_generals_are_lost():
     assert not any(g.owner == "wei" for g in state.generals.values())
 
 
-# --- new generals (GEN-070/080, OPEN-77) ------------------------------------------------------------------------------
+# --- new generals (GEN-070, GEN-080, OPEN-77) ---------------------------------------------------------------
 
 
 def test_open_77_new_general_months():
@@ -337,7 +337,7 @@ def test_gen_080_starting_general_leads_the_starting_troop():
     check_links(state)
 
 
-# --- XP, levels and strength (GEN-100..120) ---------------------------------------------------------------------------
+# --- XP, levels and strength (GEN-100..120) -----------------------------------------------------------------
 
 
 def test_gen_100_xp_per_fight_and_levels():

@@ -417,7 +417,7 @@ def test_intel_110_station_through_resolve_month():
 
 
 def test_intel_110_only_spies_can_be_stationed():
-    """INTEL-090/110: only spies can be stationed; a scout is refused."""
+    """INTEL-090, INTEL-110: only spies can be stationed; a scout is refused."""
     s = world()
     c = city(s, "shu", 12, 6)
     scout = unit(s, "wei", "scout", 11, 6)
@@ -491,7 +491,7 @@ def test_intel_150_stationed_spy_lifts_fog_two_tiles():
     assert (fu.id, fu.men) == (near.id, 4444)
 
 
-# --- INTEL-160 / 170: sabotage -------------------------------------------------------------------------------
+# --- INTEL-160 / 170: sabotage ------------------------------------------------------------------------------
 
 
 def _spy_in(s, owner, c):
@@ -630,7 +630,7 @@ def test_intel_180_no_counter_spies_no_roll():
     assert roll.calls == 0 and len(s.spies) == 1
 
 
-# --- INTEL-190 / OPEN-38: catching travelling spies ----------------------------------------------------------
+# --- INTEL-190 / OPEN-38: catching travelling spies ---------------------------------------------------------
 
 
 def test_intel_190_catch_chance():
@@ -694,7 +694,7 @@ def test_intel_200_loser_spies_captured_when_city_falls():
     assert sorted(e.audience[0] for e in ctx.events) == ["shu", "wei"]
 
 
-# --- memory (MAP-190) and determinism ------------------------------------------------------------------------
+# --- memory (MAP-190) and determinism -----------------------------------------------------------------------
 
 
 def test_map_190_memory_keeps_last_seen_and_explored():

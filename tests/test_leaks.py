@@ -1,4 +1,4 @@
-"""Leak tests of "Intelligence and fog of war": FOG IS A SECURITY BOUNDARY (INTEL-010..220, OPEN-30/49/50/51/90).
+"""Leak tests of "Intelligence and fog of war": FOG IS A SECURITY BOUNDARY (INTEL-010..220, OPEN-30, OPEN-49, OPEN-50, OPEN-51, OPEN-90).
 
 1. A played campaign (tests/leakcheck.py has the method): two random maps (2 and 4 kingdoms) and the default
    scenario, 25-35 months each, scripted rulers (the AI levels plus spies, scouts and a war), every kingdom
@@ -94,14 +94,14 @@ def test_campaign_reading_tools_leak_nothing(campaign: tuple[lc.Counts, lc.Findi
     """get_briefing, get_city (every id: own, rival, unknown, nonexistent), get_map (whole and windows),
     inspect_tile, get_sites, wait_for_turn, get_history, get_game_record: identical on both canary copies, no
     hidden canary, every shown canary shown, an unseen city answered exactly like a nonexistent one, the
-    engine's sight equal to the rules' (INTEL-010..150, OPEN-30/49/50/51/90, MAP-190)."""
+    engine's sight equal to the rules' (INTEL-010..150, OPEN-30, OPEN-49, OPEN-50, OPEN-51, OPEN-90, MAP-190)."""
     _clean(campaign[1], "read")
 
 
 def test_campaign_orders_leak_nothing(campaign: tuple[lc.Counts, lc.Findings]) -> None:
     """issue_orders previews and refusals naming every id in every verb, and attacks, marches and pillage
     aimed at every foreign thing's tile: identical on both canary copies and an unseen id refused exactly like a
-    nonexistent one (INTEL-050/060, COMBAT-380/410, TURN-170). (Before 5636400 this found move and attack
+    nonexistent one (INTEL-050, INTEL-060, COMBAT-380, COMBAT-410, TURN-170). (Before 5636400 this found move and attack
     checks and previews reading the true board: the precise tests below.)"""
     _clean(campaign[1], "orders")
 
@@ -249,7 +249,7 @@ def test_intel_050_move_onto_an_unseen_unit_answers_as_if_none_stood_there(seats
 
 
 def test_intel_050_move_onto_an_unknown_city_does_not_name_it(seats: Seats) -> None:
-    """INTEL-030/050: a city the kingdom has never seen is unknown: an order toward its tile must not name it or
+    """INTEL-030, INTEL-050: a city the kingdom has never seen is unknown: an order toward its tile must not name it or
     its owner.
 
     Leaked before 5636400 (kingdoms/engine/movement.py:178-182, move_goal): `foreign_city: (11,5) is <name>, a
@@ -324,7 +324,7 @@ def test_intel_060_attack_preview_on_an_unwatched_troop_is_an_estimate(seats: Se
 
 
 def test_combat_410_city_preview_without_a_fresh_report_is_an_estimate(seats: Seats) -> None:
-    """COMBAT-410, INTEL-030/220, OPEN-30: without a spy report from this month or last, a preview of shooting at and
+    """COMBAT-410, INTEL-030, INTEL-220, OPEN-30: without a spy report from this month or last, a preview of shooting at and
     assaulting a rival city in sight knows only what the city shows (name, size tier, walls rounded to 5 and their
     state, its troops' size class): its garrison's men, its militia, its people and its exact walls change
     nothing."""
@@ -514,7 +514,7 @@ async def test_a_seat_never_acts_for_another_in_memory(tmp_path: Path) -> None:
 @pytest.mark.anyio
 async def test_a_seat_never_reads_another_seats_words(tmp_path: Path) -> None:
     """Notes, goals, dispatches, calls and replies of one seat never reach the other: not in get_history, not in
-    a briefing, not in the game record written for it (OPEN-85, TOOLS-430/480/490)."""
+    a briefing, not in the game record written for it (OPEN-85, TOOLS-430, TOOLS-480, TOOLS-490)."""
     from kingdoms import ruledata as rd
     from kingdoms.scenario import build_state, load_scenario
 

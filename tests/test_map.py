@@ -94,7 +94,7 @@ def test_map_080_mountain_is_land_but_impassable() -> None:
 
 
 def test_map_090_cities_hold_water_tiles() -> None:
-    """MAP-090, CITY-330/360: a city's founding ring takes the water beside it; water yields 1 food."""
+    """MAP-090, CITY-330, CITY-360: a city's founding ring takes the water beside it; water yields 1 food."""
     gm = GameMap.from_rows(["GGGG", "GG~G", "GGGG"])
     state = _state(gm)
     centre = gm.index(1, 1)  # (1,1) is row 1 column 1; its E neighbour (2,1) is the water tile

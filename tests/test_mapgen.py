@@ -139,7 +139,7 @@ def test_open_62_named_rivers_run_from_hills_to_water_or_edge(maps: dict[tuple[i
 
 
 def test_open_63_named_lakes_and_ranges(maps: dict[tuple[int, int], Scenario]) -> None:
-    """OPEN-62/63, MAP-140: 1-3 named lakes (bodies of <= 12 tiles off the edge) and 1-3 named mountain ranges."""
+    """OPEN-62, OPEN-63, MAP-140: 1-3 named lakes (bodies of <= 12 tiles off the edge) and 1-3 named mountain ranges."""
     for key, scn in maps.items():
         gm = scn.game_map()
         lakes = [m for m in scn.landmarks if m.kind == "lake"]

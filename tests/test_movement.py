@@ -36,7 +36,7 @@ def outcome(outcomes, pos, kingdom="wei"):
     return next(o for o in outcomes if o.kingdom == kingdom and o.position == pos)
 
 
-# --- moves and standing marches (MOVE-010/030, TURN-120..160) -------------------------------------------------------
+# --- moves and standing marches (MOVE-010, MOVE-030, TURN-120..160) -----------------------------------------
 
 
 def test_move_010_moves_per_month_by_type():
@@ -51,7 +51,7 @@ def test_move_010_moves_per_month_by_type():
 
 
 def test_move_030_turn_120_standing_march_goes_on_and_a_new_order_replaces_it():
-    """MOVE-030, TURN-120/130: an unfinished march stands and goes on next month; a new order replaces it."""
+    """MOVE-030, TURN-120, TURN-130: an unfinished march stands and goes on next month; a new order replaces it."""
     state = world(width=16)
     levy = add(state, "wei", "levy", (0, 4), 1_000)
     month(state, {"wei": [Move(unit_id=levy.id, to=(9, 4))]})
@@ -97,11 +97,11 @@ def test_supply_090_march_beyond_rations_says_so():
     assert res[0].ok and "WARNING: 3 month-end(s) out of supply" in res[0].message
 
 
-# --- own troops on the way (MOVE-040..070, TURN-100/110) --------------------------------------------------------------
+# --- own troops on the way (MOVE-040..070, TURN-100, TURN-110) ----------------------------------------------
 
 
 def test_move_050_moves_run_out_on_own_troops_step_on():
-    """MOVE-040/050: passing own troops is free; a month ending on one steps on to the next free tile."""
+    """MOVE-040, MOVE-050: passing own troops is free; a month ending on one steps on to the next free tile."""
     state = world(corridor(), width=16)
     levy = add(state, "wei", "levy", (0, 4), 1_000)
     add(state, "wei", "spearman", (3, 4), 1_000)
@@ -111,7 +111,7 @@ def test_move_050_moves_run_out_on_own_troops_step_on():
 
 
 def test_move_050_waits_before_own_troops_when_the_next_tile_is_taken_too():
-    """MOVE-050/060: two own troops in a row in a lane: the march waits at the last free tile before them."""
+    """MOVE-050, MOVE-060: two own troops in a row in a lane: the march waits at the last free tile before them."""
     state = world(corridor(), width=16)
     levy = add(state, "wei", "levy", (0, 4), 1_000)
     add(state, "wei", "spearman", (3, 4), 1_000)
@@ -205,7 +205,7 @@ def test_turn_080_several_orders_for_one_troop_run_in_order():
     assert outcome(out, 1).ok and outcome(out, 2).ok
 
 
-# --- stacking (MOVE-110/120) ------------------------------------------------------------------------------------------
+# --- stacking (MOVE-110, MOVE-120) --------------------------------------------------------------------------
 
 
 def test_move_110_120_one_troop_per_tile_garrison_keeps_other_types_out():
@@ -223,7 +223,7 @@ def test_move_110_120_one_troop_per_tile_garrison_keeps_other_types_out():
     assert wagon.tile == (4, 4) and wagon.dest == (4, 4), "a civilian has its own slot (SUPPLY-150: new destination)"
 
 
-# --- merge (MOVE-180..230, OPEN-4) -----------------------------------------------------------------------------------
+# --- merge (MOVE-180..230, OPEN-4) --------------------------------------------------------------------------
 
 
 def test_move_180_220_merge_averages_xp_and_keeps_the_joined_general():
@@ -302,7 +302,7 @@ def test_move_280_a_crossing_lands_on_an_own_troop_only_to_join_it():
     assert other.tile == (6, 1) and held.men == 3_000
 
 
-# --- split (MOVE-240/250, TURN-140) ----------------------------------------------------------------------------------
+# --- split (MOVE-240, MOVE-250, TURN-140) -------------------------------------------------------------------
 
 
 def test_move_240_split_off_beside_then_march_on():
@@ -341,7 +341,7 @@ def test_turn_140_split_keeps_the_standing_order():
     assert a.tile == (6, 4)
 
 
-# --- follow (MOVE-170) --------------------------------------------------------------------------------------------
+# --- follow (MOVE-170) --------------------------------------------------------------------------------------
 
 
 def test_move_170_follow_shares_the_tile_after_the_target_moved():
@@ -365,7 +365,7 @@ def test_move_170_a_troop_following_a_troop_stops_beside():
     assert cav.tile == (4, 4)
 
 
-# --- hold and folding (RECRUIT-220, MOVE-260) ----------------------------------------------------------------------
+# --- hold and folding (RECRUIT-220, MOVE-260) ---------------------------------------------------------------
 
 
 def test_recruit_220_hold_fortifies_troops_others_just_stay():
@@ -394,11 +394,11 @@ def test_move_260_worn_down_troops_fold_into_a_neighbour_of_their_type():
     assert other_type.id in state.units and in_city.id in state.units
 
 
-# --- a whole month through the engine ------------------------------------------------------------------------------
+# --- a whole month through the engine -----------------------------------------------------------------------
 
 
 def test_turn_040_resolve_month_runs_standing_marches_after_new_orders():
-    """TURN-040/120: in a full month, a standing march runs after the kingdom's new orders."""
+    """TURN-040, TURN-120: in a full month, a standing march runs after the kingdom's new orders."""
     state = world(width=16)
     a = add(state, "wei", "levy", (0, 4), 1_000)
     b = add(state, "wei", "levy", (0, 6), 1_000)
@@ -409,7 +409,7 @@ def test_turn_040_resolve_month_runs_standing_marches_after_new_orders():
     assert res.state.units[a.id].tile == (6, 4)
 
 
-# --- property: legal boards, men kept (MOVE-110, RECRUIT-230) ----------------------------------------------------------
+# --- property: legal boards, men kept (MOVE-110, RECRUIT-230) -----------------------------------------------
 
 
 def _legal(state):

@@ -1,4 +1,4 @@
-"""Refusals through the game service (TURN-050, TOOLS-150/410, ARCHITECTURE "A refusal"): every refused order is
+"""Refusals through the game service (TURN-050, TOOLS-150, TOOLS-410, ARCHITECTURE "A refusal"): every refused order is
 named by its position and text, carries a stable code and one sentence saying what is wrong AND what would work
 (own ids, the nearest reachable tile, moves, sizes, sites, merge candidates, the closest spelling...); refused
 orders are not queued and the others are; a malformed call gets one clear error and changes nothing; and no
@@ -30,7 +30,7 @@ from kingdoms.orders.models import VERBS
 from kingdoms.state import Camp, GameState, Improvement, StationedSpy
 from tests.armies import add, world
 
-# --- the board --------------------------------------------------------------------------------------------------
+# --- the board ----------------------------------------------------------------------------------------------
 #
 # 20 x 12 grass. Mountains at (8,1) and around a pocket at (16,2) (no way in); lakes at (9,1), (10,1); a river
 # tile at (5,9). Wei: Ye #ye (2,2), capital, 15,000 people, 40 dan, a barracks and a farm at (3,2), General #G
@@ -103,7 +103,7 @@ def snapshot(game: Game, kingdom: str = "wei") -> tuple[str, list[Any], int]:
     return (game.state().state_hash(), game.queued(kingdom), len(game.store.accepted_orders(game.month, kingdom)))
 
 
-# --- every verb's common refusals -------------------------------------------------------------------------------
+# --- every verb's common refusals ---------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -167,12 +167,12 @@ CASES = [
     case("build unit={R} what=camp", "river_tile", "on a bank beside it"),
     case("build unit={K} what=camp", "camp_too_close", "(9,9) is 1 tile away", "at least 3 tiles apart"),
     case("build unit={L} what=camp", "camp_limit", "2 camps", "found or take a city first"),
-    # assign_general (TOOLS-310, GEN-030/040)
+    # assign_general (TOOLS-310, GEN-030, GEN-040)
     case("assign_general general=99 unit={L}", "unknown_general", "your generals: #{G}"),
     case("assign_general general={G} unit={C}", "out_of_reach", "4 tiles", "within his reach: #{G1} spearman (2,2)"),
     case("assign_general general={G} unit=99", "unknown_unit", "#{L}"),
     case("assign_general general={G} unit={col}", "not_a_troop", "fighting troops only"),
-    # set_production, set_focus (TOOLS-320/330, OPEN-80)
+    # set_production, set_focus (TOOLS-320, TOOLS-330, OPEN-80)
     case("set_production city=99 queue=palisade", "unknown_city", "your cities: #{ye} Ye"),
     case("set_production city={cd} queue=palisade", "not_your_city", "#{ye} Ye"),
     case("set_production city={ye} queue=walls", "needs_palisade", "queue palisade before walls"),
@@ -193,7 +193,7 @@ CASES = [
     case("found_city unit={L}", "not_colonists", "queue colonists"),
     case("found_city unit={col2}", "cannot_found", "legal sites nearby: (4,3)"),
     case("move unit={col} to=1,10; found_city unit={col}", "no_moves_left", "found the city next month"),
-    # station_spy, sabotage (TOOLS-360/370, INTEL-*)
+    # station_spy, sabotage (TOOLS-360, TOOLS-370, INTEL-*)
     case("station_spy unit={L} city={ruin}", "not_a_spy", "#{spy}"),
     case("station_spy unit={spy} city=99", "unknown_city", "#{ruin} The Ruin (9,7)", "#{cd} Chengdu (13,7)"),
     case("sabotage city={ruin} target=granary", "no_spy_in_city", "station_spy first", "your spies are in: Chengdu"),
@@ -217,7 +217,7 @@ CASES = [
 
 @pytest.mark.parametrize("c", CASES)
 def test_refusal_names_the_order_a_stable_code_and_what_would_work(games: Any, c: Case) -> None:
-    """TURN-050, TOOLS-150/410: the refusal comes back at its position with its text, a stable code and a
+    """TURN-050, TOOLS-150, TOOLS-410: the refusal comes back at its position with its text, a stable code and a
     sentence holding what would work; the orders before it in the call are queued, it is not."""
     game, ids = games(c.war)
     orders = c.orders.format(**ids)
@@ -272,7 +272,7 @@ def test_an_unseen_unit_gets_the_text_of_a_missing_one_from_every_verb(games: An
             f"no unit #{ids['E2']} ", "")
 
 
-# --- what a good order tells: price and store, moves left --------------------------------------------------------
+# --- what a good order tells: price and store, moves left ---------------------------------------------------
 
 
 def test_accepted_orders_say_what_they_will_do_with_prices_store_and_moves(games: Any) -> None:
@@ -287,7 +287,7 @@ def test_accepted_orders_say_what_they_will_do_with_prices_store_and_moves(games
     assert "1 of 3 moves left" in verdicts[1].message
 
 
-# --- a call's refused orders are not queued, the rest are ---------------------------------------------------------
+# --- a call's refused orders are not queued, the rest are ---------------------------------------------------
 
 
 def test_mixed_call_queues_exactly_the_accepted_orders_in_order(games: Any) -> None:
@@ -316,7 +316,7 @@ def test_a_later_call_is_judged_after_the_queued_orders(games: Any) -> None:
     assert [o.action for o in game.queued("wei")] == ["disband"]
 
 
-# --- malformed calls ------------------------------------------------------------------------------------------
+# --- malformed calls ----------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("orders", [None, 42, 3.5, True, b"move unit=3 to=5,5",
@@ -337,7 +337,7 @@ def test_a_malformed_call_gets_one_clear_error_and_changes_nothing(games: Any, o
 
 
 def test_wrong_types_inside_the_array_are_refused_one_by_one(games: Any) -> None:
-    """TOOLS-140/390: an array item that is neither an object nor a string, or an object with wrong field types,
+    """TOOLS-140, TOOLS-390: an array item that is neither an object nor a string, or an object with wrong field types,
     is refused at its position; the good items still queue."""
     game, ids = games()
     verdicts = game.issue("wei", [None, [1, 2], {"action": "move", "unit_id": "abc", "to": [1, 1]},
@@ -350,7 +350,7 @@ def test_wrong_types_inside_the_array_are_refused_one_by_one(games: Any) -> None
     assert [o.action for o in game.queued("wei")] == ["hold"]
 
 
-# --- fuzz: nothing raises, a refused order changes nothing ------------------------------------------------------
+# --- fuzz: nothing raises, a refused order changes nothing --------------------------------------------------
 
 _WORDS = [*VERBS, "unit=3", "units=3,4", "to=5,5", "to=-1,99", "city=1", "target=4", "men=1000", "dan=5",
           "queue=palisade,spearman:2000", "focus=food", "what=camp", "general=21", "hold", "surprise", "pursue",

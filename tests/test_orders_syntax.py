@@ -1,4 +1,4 @@
-"""Order language tests: rule examples (TOOLS-140..390, TURN-080, OPEN-80/81), errors, round trips, fuzzing."""
+"""Order language tests: rule examples (TOOLS-140..390, TURN-080, OPEN-80, OPEN-81), errors, round trips, fuzzing."""
 
 from __future__ import annotations
 
@@ -76,7 +76,7 @@ def q(item: str, men: int | None = None, tile: tuple[int, int] | None = None) ->
 
 
 def test_tools_140_160_issue_orders_example() -> None:
-    """TOOLS-140/160: the example from the issue_orders argument description, four orders split at ';'."""
+    """TOOLS-140, TOOLS-160: the example from the issue_orders argument description, four orders split at ';'."""
     text = (
         "move unit=157 to=15,10; attack unit=137 to=17,5 hold; follow unit=14 target=13; "
         "set_production city=57 queue=barracks,archer:2000,palisade,farm@3,4"
@@ -192,7 +192,7 @@ def test_tools_190_bare_key_is_true_and_explicit_flags() -> None:
 
 
 def test_tools_190_hold_flag_is_not_the_hold_verb() -> None:
-    """TOOLS-190/250: a bare `hold` after an attack is the flag; at the start of an order it is the verb."""
+    """TOOLS-190, TOOLS-250: a bare `hold` after an attack is the flag; at the start of an order it is the verb."""
     assert orders_of("attack unit=7 to=4,13 hold; hold unit=7") == [
         Attack(unit_id=7, to=(4, 13), hold=True),
         Hold(unit_ids=[7]),

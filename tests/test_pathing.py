@@ -1,4 +1,4 @@
-"""Routes: move costs, months, rivers, closed land, blocking and tie-breaks (MOVE-020..090, 270..320, OPEN-65/66).
+"""Routes: move costs, months, rivers, closed land, blocking and tie-breaks (MOVE-020..090, 270..320, OPEN-65, OPEN-66).
 
 Axial neighbours of (q,r): the steps of kingdoms.hexgrid.DIRECTIONS (E +1,0; W -1,0; NE +1,-1; NW 0,-1; SE 0,+1; SW -1,+1).
 """
@@ -33,11 +33,11 @@ def tiles(r):
     return [s.tile for s in r.steps]
 
 
-# --- costs and months (MOVE-010/020, OPEN-66) ------------------------------------------------------------------------
+# --- costs and months (MOVE-010, MOVE-020, OPEN-66) ---------------------------------------------------------
 
 
 def test_move_020_grass_one_move_per_tile_and_three_a_month():
-    """MOVE-010/020: a levy (3 moves) crosses 9 grass tiles in 3 months."""
+    """MOVE-010, MOVE-020: a levy (3 moves) crosses 9 grass tiles in 3 months."""
     state = world()
     levy = add(state, "wei", "levy", (0, 4), 1_000)
     r = route(state, levy, (9, 4))
@@ -72,7 +72,7 @@ def test_open_66_routes_count_months_not_just_moves():
 
 
 def test_open_66_ties_go_to_lowest_r_then_q():
-    """OPEN-66/74: (2,4) to (4,3) is 2 steps either E then NE or NE then E: the lower r predecessor wins."""
+    """OPEN-66, OPEN-74: (2,4) to (4,3) is 2 steps either E then NE or NE then E: the lower r predecessor wins."""
     state = world()
     levy = add(state, "wei", "levy", (2, 4), 1_000)
     assert tiles(route(state, levy, (4, 3))) == [(3, 3), (4, 3)]
@@ -88,7 +88,7 @@ def test_open_66_partly_spent_month():
     assert route(state, engines, (3, 4)).months == 2
 
 
-# --- rivers (MOVE-270..300, OPEN-65) ------------------------------------------------------------------------------
+# --- rivers (MOVE-270..300, OPEN-65) ------------------------------------------------------------------------
 
 
 def _river(bridges=None, extra=None):
@@ -98,7 +98,7 @@ def _river(bridges=None, extra=None):
 
 
 def test_move_270_300_river_crossed_straight_in_one_move_ending_the_month():
-    """MOVE-270/300, OPEN-65: (4,2) -> over (5,2) -> (6,2) for one move; the crossing ends the month's march."""
+    """MOVE-270, MOVE-300, OPEN-65: (4,2) -> over (5,2) -> (6,2) for one move; the crossing ends the month's march."""
     state = _river()
     levy = add(state, "wei", "levy", (3, 2), 1_000)
     r = route(state, levy, (7, 2))
@@ -151,11 +151,11 @@ def test_open_65_city_on_a_river_tile_is_an_ordinary_tile():
     assert tiles(route(state, levy, (5, 4))) == [(4, 4), (5, 4)]
 
 
-# --- closed land and foreign units (DIPLO-020/030, MOVE-080..100, MOVE-310/320) -------------------------------------
+# --- closed land and foreign units (DIPLO-020, DIPLO-030, MOVE-080..100, MOVE-310, MOVE-320) ----------------
 
 
 def test_diplo_020_closed_land_at_peace_scouts_cross():
-    """DIPLO-020/030, MOVE-310, INTEL-210: at peace Shu's land and camps are closed to Wei's troops, not its scouts."""
+    """DIPLO-020, DIPLO-030, MOVE-310, INTEL-210: at peace Shu's land and camps are closed to Wei's troops, not its scouts."""
     state = world(war=False)
     found_city(state, "shu", 5, 4, people=10_000, grain=100, name="Chengdu")
     levy = add(state, "wei", "levy", (3, 4), 1_000)
@@ -187,7 +187,7 @@ def test_move_080_090_armed_block_unarmed_passed_on_a_move_only():
 
 
 def test_move_320_spies_slip_past_everything_scouts_keep_out_of_cities():
-    """MOVE-320, INTEL-080/120: spies pass troops and cities; scouts cannot enter a foreign city."""
+    """MOVE-320, INTEL-080, INTEL-120: spies pass troops and cities; scouts cannot enter a foreign city."""
     state = world(corridor())
     add(state, "shu", "levy", (2, 4), 3_000)
     spy = add(state, "wei", "spy", (0, 4))
@@ -199,7 +199,7 @@ def test_move_320_spies_slip_past_everything_scouts_keep_out_of_cities():
 
 
 def test_move_040_050_own_troops_passed_never_stopped_on():
-    """MOVE-040/050: a march passes own troops but a month may not end on one: it steps on to the next free tile."""
+    """MOVE-040, MOVE-050: a march passes own troops but a month may not end on one: it steps on to the next free tile."""
     state = world()
     levy = add(state, "wei", "levy", (0, 4), 1_000)
     add(state, "wei", "spearman", (3, 4), 1_000)
@@ -226,7 +226,7 @@ def test_months_to_reach_and_nearest_reachable():
     assert reachable(g)[state.map.index(0, 4)] == 0
 
 
-# --- month-optimality against a plain exhaustive reference (property) -----------------------------------------------
+# --- month-optimality against a plain exhaustive reference (property) ---------------------------------------
 
 
 def _reference_months(state, unit, goal):
@@ -268,7 +268,7 @@ def _reference_months(state, unit, goal):
                                                                                             "catapult"]),
        st.integers(0, 47), st.integers(0, 47))
 def test_open_66_route_months_match_an_exhaustive_reference(letters, kind, a, b):
-    """OPEN-66, MOVE-020/270: find_route's months equal the fewest months found by brute force (no units)."""
+    """OPEN-66, MOVE-020, MOVE-270: find_route's months equal the fewest months found by brute force (no units)."""
     from kingdoms.gamemap import GameMap
     from kingdoms.state import GameState
     from tests.armies import kingdom

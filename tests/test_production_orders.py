@@ -42,7 +42,7 @@ def refused(state: GameState, city_id: int, *specs: str | tuple, kingdom: str = 
     return info.value
 
 
-# --- whose city -------------------------------------------------------------------------------------------------
+# --- whose city ---------------------------------------------------------------------------------------------
 
 
 def _two_kingdoms() -> tuple[GameState, int, int]:
@@ -70,7 +70,7 @@ def test_open_80_seen_foreign_city_is_not_yours() -> None:
     assert err.code == "not_your_city" and f"#{wei}" in err.message
 
 
-# --- set_production: the queue ----------------------------------------------------------------------------------
+# --- set_production: the queue ------------------------------------------------------------------------------
 
 
 def test_open_80_queue_is_replaced_and_the_head_keeps_its_progress() -> None:
@@ -151,7 +151,7 @@ def test_build_040_troops_need_their_building_in_this_city(troop: str, building:
 
 
 def test_build_100_catapults_need_a_workshop() -> None:
-    """BUILD-100/110: catapults refused without a workshop (the message lists its sites); accepted after a queued
+    """BUILD-100, BUILD-110: catapults refused without a workshop (the message lists its sites); accepted after a queued
     workshop, or with one built (even with an enemy on it, BUILD-140)."""
     state, city = reference_state()
     err = refused(state, city.id, ("catapult", 200))
@@ -178,7 +178,7 @@ def test_recruit_110_troop_size_limits() -> None:
 
 
 def test_build_090_one_granary_and_one_workshop_per_city() -> None:
-    """BUILD-090/100: a second granary (built or queued) is refused."""
+    """BUILD-090, BUILD-100: a second granary (built or queued) is refused."""
     state, city = reference_state()
     assert refused(state, city.id, "granary", "granary").code == "one_per_city"
     city.improvements.append(Improvement(5, 3, "granary"))
@@ -188,7 +188,7 @@ def test_build_090_one_granary_and_one_workshop_per_city() -> None:
 
 
 def test_build_070_improvement_tile_must_be_free_own_land_outside_the_centre() -> None:
-    """BUILD-070/080: refused on the centre, off its land, on a tile with an improvement (or one queued), on
+    """BUILD-070, BUILD-080: refused on the centre, off its land, on a tile with an improvement (or one queued), on
     forest for a farm; each message lists the city's free farm sites."""
     state, city = reference_state()
     city.improvements.append(Improvement(3, 4, "farm"))
@@ -228,11 +228,11 @@ def test_open_80_through_check_orders_judges_against_earlier_orders() -> None:
     assert city.queue == []
 
 
-# --- set_focus (CITY-030) ---------------------------------------------------------------------------------------
+# --- set_focus (CITY-030) -----------------------------------------------------------------------------------
 
 
 def test_city_030_set_focus_changes_the_focus_and_reports_the_outlook() -> None:
-    """CITY-030/060: food focus: harvest 15, production 10, growth 288 (tests.test_economy's CITY-070 figures)."""
+    """CITY-030, CITY-060: food focus: harvest 15, production 10, growth 288 (tests.test_economy's CITY-070 figures)."""
     state, city = reference_state()
     ctx = MonthContext(state)
     order = SetFocus(city_id=city.id, focus="food")
@@ -251,7 +251,7 @@ def test_city_030_set_focus_only_for_own_cities() -> None:
     assert info.value.code == "not_your_city"
 
 
-# --- found_city (CITY-320..440) ---------------------------------------------------------------------------------
+# --- found_city (CITY-320..440) -----------------------------------------------------------------------------
 
 
 def _colonists_state() -> tuple[GameState, int]:
@@ -263,7 +263,7 @@ def _colonists_state() -> tuple[GameState, int]:
 
 
 def test_city_440_found_city_makes_the_city() -> None:
-    """CITY-330/430/440: the next name on the list, 5,000 people, the 20 dan carried, its 7-tile ring, no walls,
+    """CITY-330, CITY-430, CITY-440: the next name on the list, 5,000 people, the 20 dan carried, its 7-tile ring, no walls,
     happiness 100; the colonists are gone."""
     state, uid = _colonists_state()
     ctx = MonthContext(state)

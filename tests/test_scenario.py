@@ -1,4 +1,4 @@
-"""Scenarios: the TOML format, the shipped scenarios, refusals of bad files, the starting state (OPEN-69/70/73)."""
+"""Scenarios: the TOML format, the shipped scenarios, refusals of bad files, the starting state (OPEN-69, OPEN-70, OPEN-73)."""
 
 from __future__ import annotations
 
@@ -165,7 +165,7 @@ def test_open_69_capitals(start: GameState) -> None:
         assert city.people == 15_000 and city.grain == 150 and city.store == 0
         assert city.focus == "balanced" and city.happiness == 100
         assert city.buildings == [] and city.improvements == [] and city.walls == 0 and city.walls_max == 0
-        # SIEGE-060/070: 20% of 15,000 = 3,000, capped at 1,500; before month 40 at least 3,000 -> 3,000.
+        # SIEGE-060, SIEGE-070: 20% of 15,000 = 3,000, capped at 1,500; before month 40 at least 3,000 -> 3,000.
         assert city.militia == 3_000
         # CITY-330: the founding ring is the centre and its 6 neighbours.
         assert set(start.city_tiles(city.id)) == {city.tile, *start.map.neighbours(*city.tile)}
@@ -188,7 +188,7 @@ def test_open_69_starting_troop_and_general(start: GameState) -> None:
 
 
 def test_open_70_the_ruin(start: GameState) -> None:
-    """OPEN-70, VIC-090/100: the Ruin is a bandit city of 10,000 behind walls 50 with 1,500 fortified spearmen."""
+    """OPEN-70, VIC-090, VIC-100: the Ruin is a bandit city of 10,000 behind walls 50 with 1,500 fortified spearmen."""
     ruins = [c for c in start.cities.values() if c.is_ruin]
     assert len(ruins) == 1
     ruin = ruins[0]

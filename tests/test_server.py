@@ -1,6 +1,6 @@
 """The MCP server through a real MCP client: in memory for most, one over stdio, one over HTTP with two seats.
 
-TOOLS-010..490, TURN-170..210, OPEN-5/78/84/85/91: the eleven tools, the seat token as the only credential,
+TOOLS-010..490, TURN-170..210, OPEN-5, OPEN-78, OPEN-84, OPEN-85, OPEN-91: the eleven tools, the seat token as the only credential,
 months that resolve once every seat has ended them, waiting, fast_forward, history and the game record.
 """
 
@@ -81,7 +81,7 @@ async def seat(path: Path, token: str, **kw: Any) -> AsyncIterator[Client]:
 
 
 async def test_tools_010_exactly_the_eleven_tools_with_described_arguments(tmp_path: Path) -> None:
-    """TOOLS-010/140: eleven tools, each described, every argument described; issue_orders has its seven."""
+    """TOOLS-010, TOOLS-140: eleven tools, each described, every argument described; issue_orders has its seven."""
     tokens = new_game(tmp_path / "g.sqlite")
     async with seat(tmp_path / "g.sqlite", tokens["wei"]) as c:
         listed = (await c.list_tools()).tools
@@ -121,7 +121,7 @@ async def test_a_missing_or_wrong_token_is_refused_with_no_game_data(tmp_path: P
 
 
 async def test_tools_020_briefing_and_the_reading_tools(tmp_path: Path) -> None:
-    """TOOLS-020/040/080..130: the briefing and the other text tools answer in plain text for the seat."""
+    """TOOLS-020, TOOLS-040, TOOLS-080..130: the briefing and the other text tools answer in plain text for the seat."""
     path = tmp_path / "g.sqlite"
     tokens = new_game(path)
     async with seat(path, tokens["wei"]) as c:
@@ -172,7 +172,7 @@ async def test_fog_a_rival_city_shows_only_what_is_known(tmp_path: Path) -> None
 
 
 async def test_tools_150_400_compact_verbose_and_refusals(tmp_path: Path) -> None:
-    """TOOLS-150/400/410: refusals are listed with position, text, code and reason and are not queued; routine
+    """TOOLS-150, TOOLS-400, TOOLS-410: refusals are listed with position, text, code and reason and are not queued; routine
     orders are counted in the compact reply and listed with verbose=true."""
     path = tmp_path / "g.sqlite"
     tokens = new_game(path)
@@ -208,7 +208,7 @@ async def test_turn_170_preview_queues_nothing_and_keeps_the_month_open(tmp_path
 
 
 async def test_tools_420_430_note_and_goal_are_stored_and_the_goal_shown(tmp_path: Path) -> None:
-    """TOOLS-420/430, OPEN-84: the note is stored for the chronicle; the goal keeps 400 characters, shows in every
+    """TOOLS-420, TOOLS-430, OPEN-84: the note is stored for the chronicle; the goal keeps 400 characters, shows in every
     briefing, and a GOAL REVIEW is asked for 20 months after it was set."""
     path = tmp_path / "g.sqlite"
     tokens = new_game(path)
@@ -235,7 +235,7 @@ async def test_tools_420_430_note_and_goal_are_stored_and_the_goal_shown(tmp_pat
     assert "GOAL (set M1): Hold the river by M30" in brief and "GOAL REVIEW" in brief
 
 
-# --- ending months, waiting, deadlines, fast_forward ------------------------------------------------------------
+# --- ending months, waiting, deadlines, fast_forward --------------------------------------------------------
 
 
 async def test_turn_190_end_turn_against_an_ai_returns_the_next_briefing(tmp_path: Path) -> None:
@@ -301,7 +301,7 @@ async def test_open_78_deadline_counts_from_the_server_start(tmp_path: Path) -> 
 
 
 async def test_turn_200_fast_forward_ends_quiet_months_and_stops_for_orders(tmp_path: Path) -> None:
-    """TURN-200/210, OPEN-91: fast_forward ends quiet months for the seat; a troop left without orders stops it."""
+    """TURN-200, TURN-210, OPEN-91: fast_forward ends quiet months for the seat; a troop left without orders stops it."""
     path = tmp_path / "g.sqlite"
     tokens = new_game(path, {"wei": "agent", "shu": "ai:passive"})
     async with seat(path, tokens["wei"], wait_s=20, poll_s=0.02) as c:
@@ -319,7 +319,7 @@ async def test_turn_200_fast_forward_ends_quiet_months_and_stops_for_orders(tmp_
         assert "MONTH 6 of 160" in text and "fast_forward stopped" in text and "#2 levy has no orders" in text
 
 
-# --- history, dispatches, the record --------------------------------------------------------------------------
+# --- history, dispatches, the record ------------------------------------------------------------------------
 
 
 async def test_open_85_history_keeps_everything_in_order(tmp_path: Path) -> None:
@@ -359,7 +359,7 @@ async def test_open_85_history_keeps_everything_in_order(tmp_path: Path) -> None
 
 
 async def test_tools_480_490_final_dispatch_and_game_record(tmp_path: Path) -> None:
-    """TOOLS-480/490: a final dispatch is stored; once the game ends, get_game_record names the MCP resources of
+    """TOOLS-480, TOOLS-490: a final dispatch is stored; once the game ends, get_game_record names the MCP resources of
     the seat's record and the full replay (no server paths), both readable through MCP; owner-only copies of
     both lie next to the game file."""
     path = tmp_path / "g.sqlite"
@@ -391,7 +391,7 @@ async def test_tools_480_490_final_dispatch_and_game_record(tmp_path: Path) -> N
     assert json.loads(path.with_suffix(".replay.json").read_text()) == rep
 
 
-# --- a scripted agent -----------------------------------------------------------------------------------------
+# --- a scripted agent ---------------------------------------------------------------------------------------
 
 
 async def test_a_scripted_agent_plays_several_months_through_the_tools(tmp_path: Path) -> None:
@@ -421,7 +421,7 @@ async def test_a_scripted_agent_plays_several_months_through_the_tools(tmp_path:
     game.close()
 
 
-# --- stdio and HTTP --------------------------------------------------------------------------------------------
+# --- stdio and HTTP -----------------------------------------------------------------------------------------
 
 
 def _child_env() -> dict[str, str]:

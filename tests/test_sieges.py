@@ -210,7 +210,7 @@ def test_siege_050_garrison_is_the_troop_not_the_siege_train():
     assert garrison(state, city) is spears
 
 
-# --- towers (SIEGE-040, SIEGE-100, SIEGE-220, OPEN-100) ----------------------------------------------------------
+# --- towers (SIEGE-040, SIEGE-100, SIEGE-220, OPEN-100) -----------------------------------------------------
 
 
 def test_siege_100_towers_kill_2_percent_at_full_walls():
@@ -264,7 +264,7 @@ def test_siege_220_diplo_110_towers_spare_kingdoms_at_peace():
     assert bandit.men == 980  # bandits are at war with everyone: 2% of 1,000
 
 
-# --- catapults and archers (SIEGE-110, SIEGE-130, OPEN-11, OPEN-59, OPEN-100) -----------------------------------
+# --- catapults and archers (SIEGE-110, SIEGE-130, OPEN-11, OPEN-59, OPEN-100) -------------------------------
 
 
 def test_siege_110_catapults_per_engine_effects():
@@ -358,7 +358,7 @@ def test_shoot_city_refusals():
     assert exc.value.code == "not_at_war"
 
 
-# --- battering and the assault (SIEGE-120, SIEGE-180..200, OPEN-12, OPEN-13, OPEN-100) ---------------------------
+# --- battering and the assault (SIEGE-120, SIEGE-180..200, OPEN-12, OPEN-13, OPEN-100) ----------------------
 
 
 def test_siege_120_open_13_battering_5_per_1000_men():
@@ -456,7 +456,7 @@ def test_combat_120_spearmen_in_a_city_x1_5_against_cavalry():
 
 
 def test_combat_140_flanking_only_when_walls_under_40():
-    """COMBAT-130/140: a city's defenders are flanked only while the walls are under 40.
+    """COMBAT-130, COMBAT-140: a city's defenders are flanked only while the walls are under 40.
 
     4,000 levies assault 1,000 levies; another Wei troop stands beside the city (+15%).
     Walls 40: no flanking -> garrison loses 0.2 x 2,000 x sqrt(1 / 1.2) = 400 x 0.912871 = 365.1 -> 365.
@@ -582,7 +582,7 @@ def test_assault_refusals():
     assert exc.value.code == "own_city"
 
 
-# --- blockade (SIEGE-150..170, OPEN-23, OPEN-42, OPEN-100) ----------------------------------------------------------
+# --- blockade (SIEGE-150..170, OPEN-23, OPEN-42, OPEN-100) --------------------------------------------------
 
 
 def test_siege_150_blockade_needs_garrison_plus_militia_on_its_land():
@@ -668,7 +668,7 @@ def test_siege_220_no_blockade_at_peace():
     assert not is_blockaded(state, city)
 
 
-# --- capture (SIEGE-210, CONQ-090, OPEN-1, OPEN-60) ----------------------------------------------------------------
+# --- capture (SIEGE-210, CONQ-090, OPEN-1, OPEN-60) ---------------------------------------------------------
 
 
 def test_siege_210_open_1_open_60_capture_takes_grain_and_store():
@@ -706,11 +706,11 @@ def test_open_60_wagon_in_a_falling_city_is_taken():
     assert wagon.owner == "wei" and wagon.cargo == 45
 
 
-# --- the whole siege, month by month -------------------------------------------------------------------------------
+# --- the whole siege, month by month ------------------------------------------------------------------------
 
 
 def test_siege_worked_example_8_catapults_6000_heavy_infantry():
-    """SIEGE-110/120/180, OPEN-11/12/13: 8 catapults and 6,000 heavy infantry against a walls-100 town.
+    """SIEGE-110, SIEGE-120, SIEGE-180, OPEN-11, OPEN-12, OPEN-13: 8 catapults and 6,000 heavy infantry against a walls-100 town.
 
     Shu's town: 15,000 people, walls 100, 2,000 spearmen (untrained, morale 100, no general) and full militia
     1,000. Wei: 800 crew (8 engines) two tiles west, 6,000 heavy infantry beside the town. Each month the

@@ -1,4 +1,4 @@
-"""Supply: camps, rations, hunger, morale recovery, wagons and disbanding (SUPPLY-*, RECRUIT-210, OPEN-33/36/43/44/93).
+"""Supply: camps, rations, hunger, morale recovery, wagons and disbanding (SUPPLY-*, RECRUIT-210, OPEN-33, OPEN-36, OPEN-43, OPEN-44, OPEN-93).
 
 Worlds are built by hand; every figure is worked from the rules in a comment.
 """
@@ -173,11 +173,11 @@ def test_supply_090_ration_months_and_warning_helpers():
     assert in_supply(state, "wei", FIELD)  # distance (6,4)-(6,6) = 2
 
 
-# --- camps feed first (SUPPLY-040/060/250, OPEN-43) --------------------------------------------------------------
+# --- camps feed first (SUPPLY-040, SUPPLY-060, SUPPLY-250, OPEN-43) -----------------------------------------
 
 
 def test_supply_040_troop_within_two_tiles_eats_from_camp_and_refills():
-    """SUPPLY-040/060: 3,000 men 2 tiles from a 20-dan camp eat 3 (20 -> 17), then refill one month: 5 -> 8 (17 -> 14)."""
+    """SUPPLY-040, SUPPLY-060: 3,000 men 2 tiles from a 20-dan camp eat 3 (20 -> 17), then refill one month: 5 -> 8 (17 -> 14)."""
     state = world()
     c = camp(state, "wei", (6, 6), 20)
     unit = troop(state, "wei", FIELD, 3_000, rations=5.0)
@@ -213,7 +213,7 @@ def test_supply_040_rival_camp_feeds_nobody():
 
 
 def test_supply_060_refill_is_at_most_one_month_and_stops_at_the_cap():
-    """SUPPLY-060/070: 2,000 men, camp 80: eat 2 and refill 2 a month: rations 0 -> 2 -> 4; with 7.5 only 0.5 fits."""
+    """SUPPLY-060, SUPPLY-070: 2,000 men, camp 80: eat 2 and refill 2 a month: rations 0 -> 2 -> 4; with 7.5 only 0.5 fits."""
     state = world()
     c = camp(state, "wei", (6, 5), 80)
     unit = troop(state, "wei", FIELD, 2_000, rations=0.0)
@@ -228,7 +228,7 @@ def test_supply_060_refill_is_at_most_one_month_and_stops_at_the_cap():
 
 
 def test_supply_250_short_camp_is_shared_in_proportion_and_rations_cover_the_rest():
-    """SUPPLY-250, OPEN-93/99: a 6-dan camp, needs 3 + 6 = 9 -> each gets 6/9: 2 and 4 dan; the rest from rations.
+    """SUPPLY-250, OPEN-93, OPEN-99: a 6-dan camp, needs 3 + 6 = 9 -> each gets 6/9: 2 and 4 dan; the rest from rations.
 
     3,000 men: 2 from camp, 1 from rations (4 -> 3). 6,000 men: 4 from camp, 2 from rations (0 -> 0: hungry, 2/6 missing).
     """
@@ -281,7 +281,7 @@ def test_supply_240_camp_stores_only():
     assert unit.rations == pytest.approx(9.0)
 
 
-# --- rations out of supply and hunger (SUPPLY-080, SUPPLY-180..200, OPEN-93) ------------------------------------------
+# --- rations out of supply and hunger (SUPPLY-080, SUPPLY-180..200, OPEN-93) --------------------------------
 
 
 def test_supply_080_out_of_supply_troop_eats_its_rations():
@@ -317,7 +317,7 @@ def test_supply_030_fed_by_granary_keeps_its_rations():
 
 
 def test_supply_180_hunger_rises_by_share_missing_and_resets_when_fed():
-    """SUPPLY-180/190: 3,000 men with 1.5 dan eat half: hunger +0.5, 150 men lost (3,000 x 10% x 0.5),
+    """SUPPLY-180, SUPPLY-190: 3,000 men with 1.5 dan eat half: hunger +0.5, 150 men lost (3,000 x 10% x 0.5),
     morale -7.5 (15 x 0.5). Next month fed in full (12 dan): hunger back to 0."""
     state = world()
     unit = troop(state, "wei", FIELD, 3_000, rations=1.5)
@@ -345,7 +345,7 @@ def test_supply_180_a_tenth_short():
 
 
 def test_supply_200_troop_without_food_collapses_in_three_to_four_months():
-    """SUPPLY-190/200: 3,000 men, morale 100, nothing to eat; month by month (new hunger drives losses, OPEN-102):
+    """SUPPLY-190, SUPPLY-200: 3,000 men, morale 100, nothing to eat; month by month (new hunger drives losses, OPEN-102):
     M1 hunger 1: lose 10% of 3,000 = 300 -> 2,700; morale 85; strength x0.8
     M2 hunger 2: lose 20% of 2,700 = 540 -> 2,160; morale 70; strength x0.6
     M3 hunger 3: lose 30% of 2,160 = 648 -> 1,512; morale 55; strength x0.4
@@ -377,7 +377,7 @@ def test_supply_190_starved_troop_under_100_men_breaks_up_and_its_general_leaves
     assert any(e.kind == "troop_starved" for e in ctx.events)
 
 
-# --- morale recovery (OPEN-36) ------------------------------------------------------------------------------------
+# --- morale recovery (OPEN-36) ------------------------------------------------------------------------------
 
 
 def test_open_36_morale_recovery_fed_camp_hungry_and_cap():
@@ -395,11 +395,11 @@ def test_open_36_morale_recovery_fed_camp_hungry_and_cap():
     assert high.morale == 100
 
 
-# --- pitching camps (SUPPLY-220..270) -------------------------------------------------------------------------
+# --- pitching camps (SUPPLY-220..270) -----------------------------------------------------------------------
 
 
 def test_supply_230_camp_pitched_at_once_with_half_the_rations_and_ends_the_move():
-    """SUPPLY-220/230: after marching (1 move spent), 3,000 men with 12 dan pitch a camp: stock 6, troop keeps 6,
+    """SUPPLY-220, SUPPLY-230: after marching (1 move spent), 3,000 men with 12 dan pitch a camp: stock 6, troop keeps 6,
     moves left 0; the order replaces a standing march (TURN-130)."""
     state = world()
     unit = troop(state, "wei", FIELD, 3_000, rations=12.0,
@@ -425,7 +425,7 @@ def test_supply_230_camp_pitched_at_once_with_half_the_rations_and_ends_the_move
     (lambda s: wagon(s, "wei", FIELD, 10), "not_a_troop"),
 ])
 def test_supply_220_camp_refusals(setup, code):
-    """SUPPLY-220/270, OPEN-43: under 500 men, in a city, on a river, 2 tiles from a rival camp, not a troop: refused."""
+    """SUPPLY-220, SUPPLY-270, OPEN-43: under 500 men, in a city, on a river, 2 tiles from a rival camp, not a troop: refused."""
     state = world()
     unit = setup(state)
     with pytest.raises(OrderFailed) as err:
@@ -471,7 +471,7 @@ def test_supply_240_pitched_stock_capped_at_80():
     assert unit.rations == pytest.approx(120.0)
 
 
-# --- seizing and burning (SUPPLY-280/290) ---------------------------------------------------------------------
+# --- seizing and burning (SUPPLY-280, SUPPLY-290) -----------------------------------------------------------
 
 
 def test_supply_280_walking_into_an_undefended_enemy_camp_seizes_it():
@@ -487,7 +487,7 @@ def test_supply_280_walking_into_an_undefended_enemy_camp_seizes_it():
 
 
 def test_supply_280_seized_camp_counts_toward_the_seizers_limit():
-    """SUPPLY-280/270: Shu (1 city, limit 2) seizes one camp and pitches one: a third is refused."""
+    """SUPPLY-280, SUPPLY-270: Shu (1 city, limit 2) seizes one camp and pitches one: a third is refused."""
     state = world()
     c = camp(state, "wei", FIELD, 25)
     on_enter_tile(MonthContext(state), troop(state, "shu", FIELD, 2_000))
@@ -523,7 +523,7 @@ def test_supply_290_burning_destroys_camp_and_grain():
     assert {tuple(e.audience) for e in ctx.events if e.kind == "camp_burned"} == {("wei",), ("shu",)}
 
 
-# --- ship_grain and wagons (SUPPLY-100..170, OPEN-44) ----------------------------------------------------------------
+# --- ship_grain and wagons (SUPPLY-100..170, OPEN-44) -------------------------------------------------------
 
 
 def test_supply_100_ship_grain_loads_a_wagon_on_the_city_tile():
@@ -611,7 +611,7 @@ def test_supply_120_wagon_sent_to_a_city_fills_it_first_then_the_camp():
 
 
 def test_supply_130_wagon_sent_elsewhere_stocks_the_camp_first_then_city_then_troops():
-    """SUPPLY-130/140: 30 dan to the camp tile (4,2): camp 70 -> 80 takes 10; then the city beside the wagon
+    """SUPPLY-130, SUPPLY-140: 30 dan to the camp tile (4,2): camp 70 -> 80 takes 10; then the city beside the wagon
     290 -> 300 takes 10; then a 2,000-man troop beside it with 4 dan takes 4 (cap 8); 6 dan wait on the wagon."""
     state = world()
     city = capital(state, "wei")
@@ -650,7 +650,7 @@ def test_supply_140_wagon_with_nothing_to_unload_into_waits():
 
 
 def test_supply_150_a_move_redirects_the_wagon():
-    """SUPPLY-150/120: a loaded wagon sent to (6,4) is given a move to Wei's new city at (11,4): its destination follows
+    """SUPPLY-150, SUPPLY-120: a loaded wagon sent to (6,4) is given a move to Wei's new city at (11,4): its destination follows
     the move, so when it ends its march beside that city it fills the granary first (100 + 20 = 120)."""
     state = world()
     new = found_city(state, "wei", 11, 4, people=5_000, grain=100)
@@ -693,7 +693,7 @@ def test_supply_170_captured_wagon_changes_hands_with_its_grain():
     assert w.cargo == pytest.approx(22)
 
 
-# --- disband (RECRUIT-210, OPEN-33) ---------------------------------------------------------------------------
+# --- disband (RECRUIT-210, OPEN-33) -------------------------------------------------------------------------
 
 
 HILLS = ["H" * 14 for _ in range(10)]

@@ -67,7 +67,7 @@ def unit_at(game: Game, uid: int) -> tuple[int, int]:
     return game.state().units[uid].tile
 
 
-# --- TURN-010..030: months, seats, the queue --------------------------------------------------------------------
+# --- TURN-010..030: months, seats, the queue ----------------------------------------------------------------
 
 
 def test_turn_010_one_month_a_turn_from_month_1_to_month_160(make_game: MakeGame) -> None:
@@ -138,7 +138,7 @@ def test_turn_030_orders_are_queued_and_carried_out_only_at_month_end(make_game:
     assert unit_at(game, levy.id) == (3, 4)
 
 
-# --- TURN-040: the rotation ----------------------------------------------------------------------------------------
+# --- TURN-040: the rotation ---------------------------------------------------------------------------------
 
 
 def test_turn_040_open_73_kingdoms_run_one_after_another_in_a_rotation_shifted_each_month(make_game: MakeGame) -> None:
@@ -172,7 +172,7 @@ def test_turn_040_open_73_kingdoms_run_one_after_another_in_a_rotation_shifted_e
     assert game.state().rotation == ["wei", "shu", "wu"]
 
 
-# --- TURN-050/060: checked twice -----------------------------------------------------------------------------------
+# --- TURN-050, TURN-060: checked twice ----------------------------------------------------------------------
 
 
 def test_turn_050_a_refused_order_is_not_queued_and_can_be_fixed_the_same_month(make_game: MakeGame) -> None:
@@ -227,7 +227,7 @@ def test_turn_060_execution_time_attack_follows_a_target_that_moved_first(make_g
     assert target.id not in after.units or after.units[target.id].men < 1_000
 
 
-# --- TURN-070/080/090: several calls, several orders for one troop -------------------------------------------------
+# --- TURN-070, TURN-080, TURN-090: several calls, several orders for one troop ------------------------------
 
 
 def test_turn_070_several_calls_append_to_the_month_queue(make_game: MakeGame) -> None:
@@ -300,7 +300,7 @@ def test_turn_090_cavalry_attack_then_ride_off_but_foot_cannot(make_game: MakeGa
     assert after.units[levy.id].standing == {"action": "move", "unit_id": levy.id, "to": [0, 6]}
 
 
-# --- TURN-100/110: between troops ----------------------------------------------------------------------------------
+# --- TURN-100, TURN-110: between troops ---------------------------------------------------------------------
 
 
 def test_turn_100_written_order_between_troops_is_irrelevant(make_game: MakeGame) -> None:
@@ -337,7 +337,7 @@ def test_turn_110_two_neighbours_swap_places_in_either_written_order(make_game: 
         assert all("swaps places" in o["result"] for o in outcomes(game, 5))
 
 
-# --- TURN-120..160: standing orders --------------------------------------------------------------------------------
+# --- TURN-120..160: standing orders -------------------------------------------------------------------------
 
 
 def test_turn_120_standing_orders_run_after_new_orders_and_only_for_troops_without_one(make_game: MakeGame) -> None:
@@ -497,7 +497,7 @@ def test_turn_160_a_blocked_march_waits_and_goes_on_when_the_way_clears(make_gam
     assert game.state().units[levy.id].standing is not None
 
 
-# --- TURN-170/180: preview and outcomes ----------------------------------------------------------------------------
+# --- TURN-170, TURN-180: preview and outcomes ---------------------------------------------------------------
 
 
 def test_turn_170_preview_changes_nothing_and_judges_after_the_queued_orders(make_game: MakeGame) -> None:
@@ -554,7 +554,7 @@ def test_turn_180_outcomes_come_after_the_resolution_in_the_next_briefing(make_g
     assert "M5 orders: 1 carried out, 0 failed." in rival and "target_lost" not in rival
 
 
-# --- TURN-190..210: end_turn and fast_forward through the MCP tools ----------------------------------------------
+# --- TURN-190..210: end_turn and fast_forward through the MCP tools -----------------------------------------
 
 
 @pytest.fixture
@@ -564,7 +564,7 @@ def anyio_backend() -> str:
 
 @pytest.mark.anyio
 async def test_turn_200_fast_forward_needs_end_turn_and_stops_at_the_last_month(tmp_path: Path) -> None:
-    """TURN-200/210, TOOLS-450: fast_forward without end_turn is ignored and ends nothing; with end_turn it ends
+    """TURN-200, TURN-210, TOOLS-450: fast_forward without end_turn is ignored and ends nothing; with end_turn it ends
     the quiet months for the seat (standing orders and queues run on) and stops at the game's last month."""
     from tests.test_server import call, duel, new_game, seat
 

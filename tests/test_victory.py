@@ -1,4 +1,4 @@
-"""Victory in the captures mode: captures, the Ruin, the 36-month lead, last standing, month 160 (VIC-*, OPEN-20/21).
+"""Victory in the captures mode: captures, the Ruin, the 36-month lead, last standing, month 160 (VIC-*, OPEN-20, OPEN-21).
 
 Worlds come from tests.test_sieges.world; capture counts are set up either by real assaults or, for the
 long-running counters, by setting City.captured_by directly and calling the victory phase month after month.
@@ -54,7 +54,7 @@ def set_captures(state: GameState, counts: dict[str, int]) -> None:
             c.captured_by = kid
 
 
-# --- what counts (VIC-050..110) ---------------------------------------------------------------------------------
+# --- what counts (VIC-050..110) -----------------------------------------------------------------------------
 
 
 def test_vic_050_assault_on_a_rivals_city_is_a_capture():
@@ -102,7 +102,7 @@ def test_vic_080_bandit_city_is_no_capture():
 
 
 def test_vic_090_110_the_ruin_counts_for_its_holder():
-    """VIC-090/110: the Ruin (bandits' at start) counts as a capture for whoever holds it, from bandits or a rival."""
+    """VIC-090, VIC-110: the Ruin (bandits' at start) counts as a capture for whoever holds it, from bandits or a rival."""
     state = world()
     ruin = make_ruin(state, 8, 10)
     assert ruin_holder(state) == rd.BANDITS
@@ -143,11 +143,11 @@ def test_vic_140_capture_events_are_public():
     assert [e.audience for e in ctx.events if e.kind == "city_captured"] == [None]
 
 
-# --- the lead (VIC-150..170, OPEN-21) -----------------------------------------------------------------------------
+# --- the lead (VIC-150..170, OPEN-21) -----------------------------------------------------------------------
 
 
 def test_vic_150_160_lead_of_36_months_wins():
-    """VIC-150/160, OPEN-21: Wei pulls ahead in month 50 (counter 1); at the end of month 85 (the 36th) it wins."""
+    """VIC-150, VIC-160, OPEN-21: Wei pulls ahead in month 50 (counter 1); at the end of month 85 (the 36th) it wins."""
     state = world(wu=True, month=50)
     set_captures(state, {"wei": 1})
     for m in range(50, 85):
@@ -195,7 +195,7 @@ def test_open_21_eliminated_kingdoms_are_not_rivals():
     assert state.lead == {"kingdom": "wei", "months": 1}  # 1 against Wu's 0; Shu no longer counts
 
 
-# --- last standing and the end of month 160 (VIC-040, VIC-180..200, OPEN-20) -------------------------------------------
+# --- last standing and the end of month 160 (VIC-040, VIC-180..200, OPEN-20) --------------------------------
 
 
 def test_vic_040_last_kingdom_standing_wins():
@@ -209,7 +209,7 @@ def test_vic_040_last_kingdom_standing_wins():
 
 
 def test_vic_180_190_month_160_ends_in_a_draw():
-    """VIC-180/190, OPEN-20: at the end of month 160 Wei and Shu hold 2 captures each, Wu 1: Wei and Shu draw
+    """VIC-180, VIC-190, OPEN-20: at the end of month 160 Wei and Shu hold 2 captures each, Wu 1: Wei and Shu draw
     (sharing first place, VIC-200), Wu loses (third)."""
     state = world(wu=True, month=158)
     set_captures(state, {"wei": 2, "shu": 2, "wu": 1})
@@ -264,7 +264,7 @@ def test_town_is_at_its_place():
 
 
 def test_vic_180_whole_month_160_through_resolve_month():
-    """VIC-180/190: a whole month 160 resolved by the engine (every phase): nobody holds a capture, all three draw."""
+    """VIC-180, VIC-190: a whole month 160 resolved by the engine (every phase): nobody holds a capture, all three draw."""
     from kingdoms.engine.month import resolve_month
 
     state = world(wu=True, month=160)

@@ -1,5 +1,5 @@
-"""Kingdom views: own things in full, public knowledge, fog applied to everything foreign (INTEL, VIC-130/140,
-BUILD-060, DIPLO-130, OPEN-30/50/51/90), and leak tests on the view's text and JSON.
+"""Kingdom views: own things in full, public knowledge, fog applied to everything foreign (INTEL, VIC-130, VIC-140,
+BUILD-060, DIPLO-130, OPEN-30, OPEN-50, OPEN-51, OPEN-90), and leak tests on the view's text and JSON.
 
 `benchmark_views()` (not a test) times every kingdom's view of one month on a 48 x 36 map with 4 kingdoms:
     .venv/bin/python -m tests.test_views
@@ -77,7 +77,7 @@ def secret_world() -> tuple[GameState, dict]:
 
 
 def test_intel_040_view_leaks_nothing_hidden():
-    """INTEL-040/050/090: the view (str and JSON) holds no hidden unit id, exact men, queue, granary or general."""
+    """INTEL-040, INTEL-050, INTEL-090: the view (str and JSON) holds no hidden unit id, exact men, queue, granary or general."""
     s, x = secret_world()
     view = build_view(s, "wei")
     text = scrub(view)
@@ -209,7 +209,7 @@ def test_vic_130_inspect_tile_on_the_ruin_in_month_one_is_not_unexplored():
 
 
 def test_vic_140_capture_counts_and_lead_public():
-    """VIC-140/160: every kingdom's capture count and the lead counter are in every view."""
+    """VIC-140, VIC-160: every kingdom's capture count and the lead counter are in every view."""
     s = world()
     taken = city(s, "wei", 12, 8)
     taken.founder, taken.captured_by = "shu", "wei"

@@ -4,20 +4,20 @@ An attack names a tile. Its target is what stood there when the month began (ctx
 first, then a siege train, then a civilian, then a scout (OPEN-52); a foreign city on the tile is attacked as
 a city (sieges.assault_city / shoot_city, COMBAT-360); an undefended camp is burned or walked into.
 A target troop that moved first is followed while still in sight, unless it went into a city or under an
-escort (COMBAT-320/330). A target in reach is struck now; one the troop can reach this month is marched to
-(the nearest free tile beside it, or at the shooters' full range) and struck (COMBAT-300/310); one farther
+escort (COMBAT-320, COMBAT-330). A target in reach is struck now; one the troop can reach this month is marched to
+(the nearest free tile beside it, or at the shooters' full range) and struck (COMBAT-300, COMBAT-310); one farther
 away is marched toward, and the order stands (COMBAT-350), aimed at the target's latest tile.
-With hold, or as a garrison without pursue, it strikes only from where it stands (COMBAT-340/390).
+With hold, or as a garrison without pursue, it strikes only from where it stands (COMBAT-340, COMBAT-390).
 At peace an attack needs surprise and a target struck from outside the other's land; it starts the war when
 carried out (DIPLO-060..090). Cavalry spend 2 moves on an attack, others all (COMBAT-290, OPEN-29).
 
 A standing order remembers what it is aimed at in `Unit.standing_meta`: the unit (followed while in sight, ended
 out of sight or gone), or the city and its owner when ordered (ended once the city is seen gone or in other
-hands: it never strikes the new owner, COMBAT-370/380).
+hands: it never strikes the new owner, COMBAT-370, COMBAT-380).
 Previews (issue-time checks, `ctx.scratch`) are exact only when a scout or spy watches the target troop, or,
 for a city, with a spy report from this month or last; otherwise a RANGE over the size class's men (OPEN-49),
 the target taken as untrained, at full morale, with no general (spearmen in a city), against the attacker's
-true strength; later previewed attacks build on the top of the range (COMBAT-410/420, INTEL-060/070/220).
+true strength; later previewed attacks build on the top of the range (COMBAT-410, COMBAT-420, INTEL-060, INTEL-070, INTEL-220).
 The month-end run is always exact.
 """
 
@@ -204,7 +204,7 @@ def _remembered_city(state: GameState, kingdom: str, to: Tile) -> dict | None:
     return max(found, key=lambda r: int(r.get("month", 0))) if found else None
 
 
-# --- what a standing order is aimed at (COMBAT-320/350/370/380) ----------------------------------------------------
+# --- what a standing order is aimed at (COMBAT-320, COMBAT-350, COMBAT-370, COMBAT-380) ---------------------
 
 
 def aim_of(target: Target) -> dict:
@@ -243,7 +243,7 @@ def _stand(unit: Unit, order: Any, target: Target) -> None:
 
 
 def _aimed_unit(ctx: MonthContext, kingdom: str, aim: dict) -> Target:
-    """The unit a standing attack follows while it stays in sight (COMBAT-320/350/370)."""
+    """The unit a standing attack follows while it stays in sight (COMBAT-320, COMBAT-350, COMBAT-370)."""
     state = ctx.state
     uid = int(aim["unit_id"])
     what = f"#{uid} {aim.get('type', 'unit')}"
@@ -325,7 +325,7 @@ def approach_goal(g: Ground, attacker: Unit, target: Target) -> Goal:
     return Goal(set(), ti, reach)
 
 
-# --- the verb ----------------------------------------------------------------------------------------------------
+# --- the verb -----------------------------------------------------------------------------------------------
 
 
 def _attacker(ctx: MonthContext, kingdom: str, order: Any) -> Unit:
@@ -540,7 +540,7 @@ def _advance_text(ctx: MonthContext, unit: Unit, tile: Tile) -> str:
 
 
 def _hit_camp(ctx: MonthContext, unit: Unit, camp: Camp) -> str:
-    """An undefended enemy camp: cavalry, or a camp in forest, burns; others walk in and seize it (SUPPLY-280/290)."""
+    """An undefended enemy camp: cavalry, or a camp in forest, burns; others walk in and seize it (SUPPLY-280, SUPPLY-290)."""
     from kingdoms.engine.supply import burn_camp
 
     state = ctx.state
@@ -555,7 +555,7 @@ def _hit_camp(ctx: MonthContext, unit: Unit, camp: Camp) -> str:
 
 
 def describe_attack_preview(ctx: MonthContext, attacker: Unit, target: Target, battle: Battle | None, text: str) -> str:
-    """What a previewed attack would do (COMBAT-410/420, TURN-170), as worked out on the scratch board.
+    """What a previewed attack would do (COMBAT-410, COMBAT-420, TURN-170), as worked out on the scratch board.
 
     `text` is the exact result (a watched target) or the estimate (`preview_strike`); `battle` the fight that
     was run on the scratch board (for an estimate: the top of the range). COMBAT-160: an advance off the
@@ -572,7 +572,7 @@ def describe_attack_preview(ctx: MonthContext, attacker: Unit, target: Target, b
     return out
 
 
-# --- previews: exact when watched, else a range (COMBAT-410/420, INTEL-040..070, INTEL-220) -------------------------
+# --- previews: exact when watched, else a range (COMBAT-410, COMBAT-420, INTEL-040..070, INTEL-220) ---------
 
 
 @dataclass(slots=True)
@@ -605,7 +605,7 @@ def _chain(ctx: MonthContext) -> dict[tuple[str, int], dict[str, Any]]:
 
 def estimated(ctx: MonthContext, kingdom: str, target: Target) -> bool:
     """True when a preview of an attack on `target` must be an estimate: a troop no scout or spy watches
-    (INTEL-070/080), a city without a spy report from this month or last (COMBAT-410, INTEL-220), or one an
+    (INTEL-070, INTEL-080), a city without a spy report from this month or last (COMBAT-410, INTEL-220), or one an
     earlier previewed attack already took at the top of its range."""
     state = ctx.state
     if target.city is not None:
@@ -720,7 +720,7 @@ def _fates(best: Outcome, worst: Outcome, lo: int, hi: int, who: str, what: str)
 
 
 def _estimate_troop(ctx: MonthContext, unit: Unit, target: Target) -> tuple[str, Battle | None]:
-    """A troop no scout or spy watches: the fight at both ends of its size class (INTEL-060, COMBAT-410/420).
+    """A troop no scout or spy watches: the fight at both ends of its size class (INTEL-060, COMBAT-410, COMBAT-420).
 
     The low end is fought on a copy of the board; the top end on the scratch board itself, so later previewed
     attacks meet what it leaves (COMBAT-420). Only what the kingdom sees goes into the text: the size class, the
@@ -777,7 +777,7 @@ def _estimate_troop(ctx: MonthContext, unit: Unit, target: Target) -> tuple[str,
 def _estimate_city(ctx: MonthContext, unit: Unit, target: Target) -> tuple[str, Battle | None]:
     """A city without a fresh spy report: its troops, shown only as a size class, are taken as a garrison of
     spearmen over the class's men, untrained, full morale, no general, behind the walls as seen (rounded to 5);
-    with no troops seen, the militia a city of its size tier has at full strength (INTEL-060/070, OPEN-30)."""
+    with no troops seen, the militia a city of its size tier has at full strength (INTEL-060, INTEL-070, OPEN-30)."""
     from kingdoms.engine.sieges import garrison
 
     state = ctx.state
@@ -862,7 +862,7 @@ def _tier_floor(tier: str) -> int:
     return next((floor for floor, name in rd.SIZE_TIERS if name == tier), 0)
 
 
-# --- pillage (BUILD-150..190) ---------------------------------------------------------------------------------------
+# --- pillage (BUILD-150..190) -------------------------------------------------------------------------------
 
 
 def _improvement_at(state: GameState, tile: Tile) -> tuple[City, Any] | None:

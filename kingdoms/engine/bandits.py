@@ -1,4 +1,4 @@
-"""Bandits: the Ruin, bandit cities and the garrison strike (BANDIT-010..080, VIC-090..120, OPEN-2, OPEN-70/71).
+"""Bandits: the Ruin, bandit cities and the garrison strike (BANDIT-010..080, VIC-090..120, OPEN-2, OPEN-70, OPEN-71).
 
 Bandits are a side, not a kingdom (owner "bandits"), at war with everyone (BANDIT-020, GameState.at_war).
 They hold the Ruin from the start, every city that revolts to them and the other cities of a fallen kingdom.
@@ -7,7 +7,7 @@ repair and its militia regrows as any city's (sieges). Only the Ruin has a bandi
 city for good (a standing hold: always fortified) and, each month right after the kingdoms' orders, strikes
 ONE enemy fighting troop beside the city when a dry run of the exchange favours it (BANDIT-040): the
 troop's losses come to at least 60% of the bandits' own, and the bandits are not routed. It never marches out,
-never pillages and never strikes colonists, wagons, camps or cities (BANDIT-030/050, OPEN-2).
+never pillages and never strikes colonists, wagons, camps or cities (BANDIT-030, BANDIT-050, OPEN-2).
 """
 
 from __future__ import annotations
@@ -106,7 +106,7 @@ def choose_strike(state: GameState, city: City, gar: Unit) -> StrikeOdds | None:
 
 
 def strike(ctx: MonthContext, city: City, gar: Unit, target: Unit) -> str:
-    """The bandit garrison strikes from inside its city and stays at its post (COMBAT-150/210, BANDIT-030).
+    """The bandit garrison strikes from inside its city and stays at its post (COMBAT-150, COMBAT-210, BANDIT-030).
 
     combat.field_battle carries it out: the target may break, fall back or be destroyed; the garrison never
     breaks or advances; bandits take no civilians and capture no generals (OPEN-2, OPEN-40).

@@ -65,7 +65,7 @@ def believed_state(state: GameState, kingdom: str, sight: Sight | None = None) -
     explored = hex_to_mask(state.kingdoms[kingdom].memory.get("explored", ""), state.map.size) | sight.visible
     board.map = believed_map(state.map, explored)
     gm = board.map
-    # Foreign units: only those in sight; what is not watched keeps only what a rival sees (INTEL-020/040).
+    # Foreign units: only those in sight; what is not watched keeps only what a rival sees (INTEL-020, INTEL-040).
     for uid, unit in state.units.items():
         if unit.owner == kingdom:
             continue

@@ -5,12 +5,12 @@ Three phases, in the month's canonical order (OPEN-72):
 - "production": each kingdom's army upkeep is taken as the same share of every city's production
   (RECRUIT-190); unpaid soldiers desert (RECRUIT-200, OPEN-32); what is left (halved while blockaded,
   nothing while restless: BUILD-220) runs the city's queue strictly in order — buildings, improvements,
-  troops in batches within the drill cap (RECRUIT-110..170, OPEN-34/35), colonists (CITY-390..410, OPEN-24),
+  troops in batches within the drill cap (RECRUIT-110..170, OPEN-34, OPEN-35), colonists (CITY-390..410, OPEN-24),
   scouts and spies (OPEN-88) — and the rest is stored up to the cap or, with an empty queue, turned into
   grain (CITY-270, BUILD-210).
 - "grain": per city, in id order (CITY-110): the harvest goes in (half if restless, none if blockaded,
   CITY-220), troops on its land eat what camps did not give them and refill rations from above the 25%
-  reserve (OPEN-7, OPEN-99), the people eat; happiness and starvation (CITY-180/190); revolt (CITY-200).
+  reserve (OPEN-7, OPEN-99), the people eat; happiness and starvation (CITY-180, CITY-190); revolt (CITY-200).
 - "growth": the surplus becomes people (CITY-120..170) and the land follows (CITY-340..380, OPEN-55).
 
 Every figure comes from kingdoms.engine.economy, the calculators the briefing uses. Each city's ledger of
@@ -37,7 +37,7 @@ EPS = eco.EPS
 #: own keys in city.last (e.g. "blockaded", written by the sieges); those are left alone.
 LEDGER_DEFAULTS: dict[str, Any] = {
     "month": 0,
-    # production (CITY-230, RECRUIT-190, BUILD-210/220, CITY-270)
+    # production (CITY-230, RECRUIT-190, BUILD-210, BUILD-220, CITY-270)
     "production": 0,  # gross production
     "upkeep_share": 0.0,
     "blockade_loss": 0.0,
@@ -95,7 +95,7 @@ def ledger(city: City, month: int) -> dict[str, Any]:
 
 @phase("production")
 def production_phase(ctx: MonthContext) -> None:
-    """Upkeep share, desertion, then every city's queue with what is left (RECRUIT-190/200, BUILD-220)."""
+    """Upkeep share, desertion, then every city's queue with what is left (RECRUIT-190, RECRUIT-200, BUILD-220)."""
     state = ctx.state
     board = eco.Board.of(state)
     cities = sorted(state.cities.values(), key=lambda c: c.id)
@@ -280,7 +280,7 @@ def improvement_problem(state: GameState, city: City, kind: str, tile: Tile | No
     return None
 
 
-# --- recruits (RECRUIT-110..170, BUILD-050, OPEN-25/26/34/35/54) ------------------------------------------------
+# --- recruits (RECRUIT-110..170, BUILD-050, OPEN-25, OPEN-26, OPEN-34, OPEN-35, OPEN-54) --------------------
 
 
 def ordered_away(ctx: MonthContext, unit: Unit) -> bool:
@@ -359,7 +359,7 @@ def recruit_plan(ctx: MonthContext, city: City, unit_type: str, men: int) -> lis
 
 def draw_rations(city: City, want: float, minimum: float) -> float:
     """Rations from the granary: up to `want` from above the 25% reserve, but at least `minimum` even from below
-    it (all there is when the granary holds less) (RECRUIT-160/170, OPEN-26). Returns the dan taken."""
+    it (all there is when the granary holds less) (RECRUIT-160, RECRUIT-170, OPEN-26). Returns the dan taken."""
     above = max(0.0, city.grain - eco.ration_reserve(city))
     take = min(want, above)
     if take + EPS < minimum:
@@ -510,7 +510,7 @@ def feed_city(ctx: MonthContext, city: City, board: eco.Board, from_camps: set[i
     led["harvest_full"] = full
     led["harvest"] = harvest
     led["harvest_lost"] = harvest - into
-    # (2) troops on its land eat what camps did not already give them (SUPPLY-030/040)
+    # (2) troops on its land eat what camps did not already give them (SUPPLY-030, SUPPLY-040)
     troops = board.own_troops_on_land(city)
     needs = {u.id: max(0.0, u.men / 1000 * rd.SOLDIERS_EAT_PER_1000 - ctx.fed.get(u.id, 0.0)) for u in troops}
     eaten, total = _share_out(needs, city.grain)
@@ -529,7 +529,7 @@ def feed_city(ctx: MonthContext, city: City, board: eco.Board, from_camps: set[i
     for uid, dan in given.items():
         state.units[uid].rations += dan
     led["rations"] = total
-    # (4) the people eat; happiness, starvation (CITY-180/190)
+    # (4) the people eat; happiness, starvation (CITY-180, CITY-190)
     need = city.people * rd.PEOPLE_EAT_PER_1000 / 1000
     led["people_need"] = need
     if city.grain + EPS >= need:
@@ -548,7 +548,7 @@ def feed_city(ctx: MonthContext, city: City, board: eco.Board, from_camps: set[i
                  f"ration missing, {dead:,} people died or fled, happiness {city.happiness:.0f} (at 20 it revolts). "
                  "Send grain (ship_grain), set focus food or feed fewer troops there.", [city.owner], city_id=city.id)
     led["net"] = led["harvest"] - led["people_ate"] - led["troops_ate"]
-    # revolt (CITY-200, OPEN-15/16): at 20 or lower, to the bandits; a capital never revolts
+    # revolt (CITY-200, OPEN-15, OPEN-16): at 20 or lower, to the bandits; a capital never revolts
     if city.happiness <= rd.REVOLT_HAPPINESS + EPS and city.owner != rd.BANDITS and not eco.is_court(state, city):
         grain = city.grain
         if pass_to_bandits(ctx, city, f"its people are starving (happiness {city.happiness:.0f})"):

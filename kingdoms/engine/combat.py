@@ -11,7 +11,7 @@ The exchange (reusable by sieges and bandits):
 - `melee(att, dfn, flank)` and `volley(shooter, target, reply, guard)` give each side's losses to the man:
   weight = sqrt(men x the smaller side's men) (COMBAT-050); melee losses 20% x the enemy's weight x
   sqrt(enemy quality / own) (COMBAT-070), the target's times the flank factor (COMBAT-130); a volley 12%
-  (COMBAT-080) with return fire or a melee strike-back from the next tile (COMBAT-090, OPEN-94/96).
+  (COMBAT-080) with return fire or a melee strike-back from the next tile (COMBAT-090, OPEN-94, OPEN-96).
   Losses are rounded half-up to whole men (economy.round_half_up, OPEN-45).
 
 After the blow (`hurt`, `fall_back`, `field_battle`): morale -0.75 per 1% lost, rout at 25% lost or morale
@@ -45,7 +45,7 @@ from kingdoms.state import GameState, Unit
 ROLES = ("attack", "defend", "shoot", "return_fire", "guard")
 
 
-# --- modifiers (COMBAT-020, OPEN-9/10) -------------------------------------------------------------------------
+# --- modifiers (COMBAT-020, OPEN-9, OPEN-10) ----------------------------------------------------------------
 
 
 def hunger_factor(unit: Unit) -> float:
@@ -118,7 +118,7 @@ def fighter_for(state: GameState, unit: Unit, role: str, vs: Unit | str | None, 
     Roles: "attack" (melee attacker: attack x counter), "defend" (melee defender or volley target: defence x
     field factor, in a city x walls and spearmen x1.5 against cavalry instead of +50%), "shoot" (ranged x
     counter, archers into a city x0.5), "return_fire" (ranged x its terrain and walls only, OPEN-96),
-    "guard" (the shooters' own defence, no terrain, fortify, camp or walls, OPEN-94/96). Every role takes
+    "guard" (the shooters' own defence, no terrain, fortify, camp or walls, OPEN-94, OPEN-96). Every role takes
     training, morale, hunger and the general (x(1 + 0.15 x level) as garrison of a city it holds, GEN-110).
     A garrison striking out gets no walls on its blow (OPEN-98): walls count only when defending.
     """
@@ -152,7 +152,7 @@ def fighter_for(state: GameState, unit: Unit, role: str, vs: Unit | str | None, 
     return Fighter(unit.men, q)
 
 
-# --- the exchange (COMBAT-040..090) -----------------------------------------------------------------------------
+# --- the exchange (COMBAT-040..090) -------------------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,7 +188,7 @@ def volley(shooter: Fighter, target: Fighter, reply: Fighter | None = None, *, g
 
     `reply` is the target hitting back in the same exchange (COMBAT-090): return fire (12%) from a shooting
     target in range, or a melee strike-back (20%, `reply_melee`) from the next tile; either against `guard`,
-    the shooters' own defence (OPEN-94/96). No reply: the shooters lose nothing. `att_loss` = shooters' loss.
+    the shooters' own defence (OPEN-94, OPEN-96). No reply: the shooters lose nothing. `att_loss` = shooters' loss.
     `extra` multiplies the target's losses (a burning camp, SUPPLY-290).
     """
     if shooter.men <= 0 or target.men <= 0 or shooter.quality <= 0 or target.quality <= 0:
@@ -235,7 +235,7 @@ def occupied(state: GameState, q: int, r: int, city_owner: str) -> bool:
     return any(occupies(state, u, city_owner) for u in state.units_at(q, r))
 
 
-# --- what a fight does to a troop (COMBAT-170..260) ---------------------------------------------------------------
+# --- what a fight does to a troop (COMBAT-170..260) ---------------------------------------------------------
 
 
 @dataclass(slots=True)
@@ -368,7 +368,7 @@ def fall_back(ctx: MonthContext, unit: Unit, enemy: Tile, pursuer_cavalry: bool 
     return f"breaks{note} and falls back to {fmt_tile(dest)}"
 
 
-# --- unarmed targets (MOVE-140, COMBAT-400) ------------------------------------------------------------------
+# --- unarmed targets (MOVE-140, COMBAT-400) -----------------------------------------------------------------
 
 
 def scout_slip_tile(state: GameState, scout: Unit, attacker_tile: Tile) -> Tile | None:
@@ -436,7 +436,7 @@ def _tell(ctx: MonthContext, owner: str, text: str, **data: object) -> None:
         ctx.emit("field", text, [owner], **data)
 
 
-# --- a field battle (COMBAT-040..260) ---------------------------------------------------------------------------
+# --- a field battle (COMBAT-040..260) -----------------------------------------------------------------------
 
 
 @dataclass(slots=True)
@@ -574,8 +574,8 @@ def field_battle(ctx: MonthContext, attacker: Unit, defender: Unit) -> Battle:
     """Fight one field battle: a melee troop strikes a troop beside it, or shooters shoot at one within range.
 
     Both strike at once (COMBAT-040). Melee: flanking on the defender's losses (COMBAT-130); a garrison striking
-    out of its own city never breaks and stays (COMBAT-150/210). Volley: return fire or a strike-back from
-    the next tile; the shooters lose no morale and never break (COMBAT-090/190). Then rout, pursuit,
+    out of its own city never breaks and stays (COMBAT-150, COMBAT-210). Volley: return fire or a strike-back from
+    the next tile; the shooters lose no morale and never break (COMBAT-090, COMBAT-190). Then rout, pursuit,
     encirclement, break-up, defeat shock, escorted civilians, the advance and a burning camp.
     Marks the attacker's one attack (COMBAT-010) and ends its fortification (COMBAT-030).
     """

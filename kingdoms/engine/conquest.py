@@ -57,7 +57,7 @@ def captor_of(state: GameState, owner: str | None) -> str | None:
 
 
 def remove_unit(ctx: MonthContext, unit: Unit, by_kingdom: str | None, *, by_unit: Unit | None = None) -> None:
-    """Take a unit off the board; its general is captured (when a kingdom did it) or relocates (GEN-050/060)."""
+    """Take a unit off the board; its general is captured (when a kingdom did it) or relocates (GEN-050, GEN-060)."""
     if unit.id not in ctx.state.units:
         return
     gen.troop_destroyed(ctx, unit, by_kingdom, by_unit=by_unit)
@@ -103,7 +103,7 @@ def _hand_over(ctx: MonthContext, city: City, old: str, new: str) -> list[Unit]:
     return lost
 
 
-# --- revolts and returns (CITY-200, CONQ-060, OPEN-16/17/19) ----------------------------------------------
+# --- revolts and returns (CITY-200, CONQ-060, OPEN-16, OPEN-17, OPEN-19) ------------------------------------
 
 
 def pass_to_bandits(ctx: MonthContext, city: City, reason: str) -> bool:
@@ -165,7 +165,7 @@ def _lost_text(units: Iterable[Unit]) -> str:
 
 
 def revolt(ctx: MonthContext, city: City) -> bool:
-    """An unrest revolt: back to the founder, or to the bandits when it has none living (CONQ-060, OPEN-16/17)."""
+    """An unrest revolt: back to the founder, or to the bandits when it has none living (CONQ-060, OPEN-16, OPEN-17)."""
     return return_to_founder(ctx, city, "unrest, with too few troops on its land to hold it down")
 
 

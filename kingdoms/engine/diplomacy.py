@@ -96,7 +96,7 @@ def expulsion_tile(state: GameState, unit: Unit, closer: str) -> Tile | None:
     Breadth-first over passable tiles from the unit, through `closer`'s land and open tiles; among the nearest
     free tiles the one nearest a city of the unit's kingdom, then lowest r, then lowest q. None if there is none.
     A free tile is one a march of the unit may end on (pathing.Ground.endable: passable, no river crossing, no
-    foreign city or unit, its stacking slot free, MOVE-110, MOVE-290, OPEN-65/67).
+    foreign city or unit, its stacking slot free, MOVE-110, MOVE-290, OPEN-65, OPEN-67).
     """
     gm = state.map
     ground = Ground(state, unit)

@@ -2,7 +2,7 @@
 
 Nothing here changes the state. The month phases (kingdoms.engine.cities), the briefing, get_city and the
 CITY SITES report all call these functions, so every number an agent sees comes from the same code
-(CITY-020..310, BUILD-080..140, RECRUIT-180, OPEN-6/45/46/47/48/55/56/57/92/102).
+(CITY-020..310, BUILD-080..140, RECRUIT-180, OPEN-6, OPEN-45, OPEN-46, OPEN-47, OPEN-48, OPEN-55, OPEN-56, OPEN-57, OPEN-92, OPEN-102).
 
 A city is read through a `CityFrame`: its people, the flat indices of every tile it holds, its improvements
 by tile, the tiles an enemy troop occupies (COMBAT-280) and the men of its own troops on its land. A
@@ -38,7 +38,7 @@ def round_half_up(x: float) -> int:
     return int(math.floor(x + 0.5 + EPS))
 
 
-# --- the map as plain lists (read once per map) ---------------------------------------------------------------
+# --- the map as plain lists (read once per map) -------------------------------------------------------------
 
 #: Per-map cache of (food, prod, r, q) as Python lists: derived from the immutable map only, so it never
 #: changes an outcome; it saves numpy scalar reads in the per-tile loops.
@@ -201,7 +201,7 @@ def frame(state: GameState, city: City, board: Board | None = None) -> CityFrame
                      board.occupied(city, tiles), troop_men, is_court(state, city))
 
 
-# --- worked tiles (CITY-020/040, OPEN-48, OPEN-92) -----------------------------------------------------------
+# --- worked tiles (CITY-020, CITY-040, OPEN-48, OPEN-92) ----------------------------------------------------
 
 
 def _keys(f: CityFrame) -> tuple[Callable[[int], tuple[int, ...]], Callable[[int], tuple[int, ...]]]:
@@ -260,7 +260,7 @@ def worked_indices(f: CityFrame, focus: str) -> list[int]:
     return picked
 
 
-# --- harvest, capacity, production (CITY-090/150/230, OPEN-6/46/47) ----------------------------------------------
+# --- harvest, capacity, production (CITY-090, CITY-150, CITY-230, OPEN-6, OPEN-46, OPEN-47) -----------------
 
 
 def harvest_of(f: CityFrame, worked: Iterable[int]) -> float:
@@ -304,12 +304,12 @@ def water_class(state: GameState, city: City) -> str:
     return WATER_CLASSES[int(state.map.water_class[state.map.index(city.q, city.r)])]
 
 
-# --- growth (CITY-120..170, OPEN-56, OPEN-101) -----------------------------------------------------------------
+# --- growth (CITY-120..170, OPEN-56, OPEN-101) --------------------------------------------------------------
 
 
 def growth_dan(people: int, surplus: float, capacity: int, focus: str, water: str, *, stock: float = math.inf,
                people_limit: int | None = None) -> float:
-    """Dan of the surplus turned into people this month (CITY-130/140/160, OPEN-56).
+    """Dan of the surplus turned into people this month (CITY-130, CITY-140, CITY-160, OPEN-56).
 
     surplus x focus growth share x site water x max(0, 1 - people / capacity), then at most the whole surplus,
     at most (500 + 3% of people) / 240 dan, at most the grain in store, and (while raising colonists with fewer
@@ -357,7 +357,7 @@ def growth_block(city: City, blockaded: bool, month: int) -> tuple[str | None, i
     return None, None
 
 
-# --- land follows people (CITY-340..380, OPEN-55) --------------------------------------------------------------
+# --- land follows people (CITY-340..380, OPEN-55) -----------------------------------------------------------
 
 
 def land_tile_count(state: GameState, tiles: Iterable[int], centre: int) -> int:
@@ -392,7 +392,7 @@ def claim_candidates(state: GameState, city: City, tiles: Iterable[int], people:
 
 
 def claim_pick(state: GameState, city: City, tiles: Iterable[int], people: int, focus: str) -> int | None:
-    """The tile the city's land grows onto next, by focus (CITY-050/340), or None when hemmed in (CITY-370).
+    """The tile the city's land grows onto next, by focus (CITY-050, CITY-340), or None when hemmed in (CITY-370).
 
     food: most food first, then production; production: most production first, then food; balanced: it
     alternates by the land it holds — with an even number of land tiles it takes its best food tile, with an
@@ -418,7 +418,7 @@ def claim_pick(state: GameState, city: City, tiles: Iterable[int], people: int, 
     return min(cands, key=key)
 
 
-# --- prices, store cap (CITY-270, RECRUIT-130/140, OPEN-102) ----------------------------------------------------
+# --- prices, store cap (CITY-270, RECRUIT-130, RECRUIT-140, OPEN-102) ---------------------------------------
 
 
 def item_price(item: str, men: int = 0) -> float:
@@ -457,7 +457,7 @@ def store_cap(city: City, gross: float) -> float:
     return max(2.0 * gross, price)
 
 
-# --- upkeep (RECRUIT-180, OPEN-31) -----------------------------------------------------------------------------
+# --- upkeep (RECRUIT-180, OPEN-31) --------------------------------------------------------------------------
 
 
 def upkeep(state: GameState, kingdom: str) -> float:
@@ -470,7 +470,7 @@ def upkeep(state: GameState, kingdom: str) -> float:
 
 
 def is_blockaded(city: City, blockaded: Iterable[int] | None = None) -> bool:
-    """The city is blockaded (SIEGE-150/160): in this month's set during the month, else as last settled."""
+    """The city is blockaded (SIEGE-150, SIEGE-160): in this month's set during the month, else as last settled."""
     if blockaded is not None:
         return city.id in blockaded
     return bool(city.last.get("blockaded"))
@@ -533,7 +533,7 @@ def kingdom_budget(state: GameState, kingdom: str, *, board: Board | None = None
     return KingdomBudget(output, up, share, max(0.0, up - output), budgets)
 
 
-# --- the outlook: one city's month in numbers --------------------------------------------------------------------
+# --- the outlook: one city's month in numbers ---------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
@@ -639,7 +639,7 @@ def next_tile_people(state: GameState, city: City) -> int | None:
     return next_tile_at(state, f.tiles, f.centre)
 
 
-# --- improvement sites (BUILD-070..110, BUILD-200) ---------------------------------------------------------------
+# --- improvement sites (BUILD-070..110, BUILD-200) ----------------------------------------------------------
 
 
 def free_sites(state: GameState, city: City, kind: str, taken: Iterable[Tile] = (), *,
@@ -670,7 +670,7 @@ def free_sites(state: GameState, city: City, kind: str, taken: Iterable[Tile] = 
     return [gm.tile(i) for i in sorted(sites, key=key)]
 
 
-# --- progress of the head of the queue (BUILD-230) --------------------------------------------------------------
+# --- progress of the head of the queue (BUILD-230) ----------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
@@ -720,7 +720,7 @@ def head_progress(state: GameState, city: City, available: float | None = None) 
     return HeadProgress(head.item, 0, head.paid, cost, months, available)
 
 
-# --- CITY SITES (CITY-450) ---------------------------------------------------------------------------------------
+# --- CITY SITES (CITY-450) ----------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)

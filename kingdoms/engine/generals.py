@@ -115,7 +115,7 @@ def next_general_name(state: GameState, owner: str) -> str:
 
 def new_general(state: GameState, owner: str, *, unit_id: int | None = None, city_id: int | None = None,
                 name: str | None = None) -> General:
-    """Create a level-1 general (0 XP) leading `unit_id` or waiting in `city_id` (GEN-070/080, OPEN-77)."""
+    """Create a level-1 general (0 XP) leading `unit_id` or waiting in `city_id` (GEN-070, GEN-080, OPEN-77)."""
     general = General(id=state.new_id(), owner=owner, name=name or next_general_name(state, owner), xp=0)
     state.generals[general.id] = general
     if unit_id is not None:
@@ -240,7 +240,7 @@ def _capturing_kingdom(state: GameState, loser: str, by_kingdom: str | None) -> 
 def troop_destroyed(ctx: MonthContext, unit: Unit, by_kingdom: str | None, *, by_unit: Unit | None = None) -> str | None:
     """A troop is destroyed: its general is captured 40% of the time when another kingdom did it, else released.
 
-    GEN-050/060, OPEN-40: bandits, hunger or desertion never capture. Call before or after removing the unit
+    GEN-050, GEN-060, OPEN-40: bandits, hunger or desertion never capture. Call before or after removing the unit
     from the state. Returns what became of the general ("defected", "leads #n", "waits in X", "lost") or None.
     """
     general = general_of(ctx.state, unit)
@@ -283,7 +283,7 @@ def add_general_xp(state: GameState, unit: Unit) -> None:
         general.xp += 1
 
 
-# --- assign_general (GEN-030/040) ------------------------------------------------------------------------
+# --- assign_general (GEN-030, GEN-040) ----------------------------------------------------------------------
 
 
 def _in_reach_text(state: GameState, general: General, pos: Tile) -> str:
@@ -320,7 +320,7 @@ def _check_assign(ctx: MonthContext, kingdom: str, order) -> None:
 
 @verb("assign_general", check=_check_assign)
 def run_assign_general(ctx: MonthContext, kingdom: str, order) -> str:
-    """assign_general general=ID unit=ID: he takes the troop at once; its old general takes his old post (GEN-030/040)."""
+    """assign_general general=ID unit=ID: he takes the troop at once; its old general takes his old post (GEN-030, GEN-040)."""
     _check_assign(ctx, kingdom, order)
     state = ctx.state
     general = state.generals[order.general_id]

@@ -1,10 +1,10 @@
 """Espionage: station_spy and sabotage, counter-spies, catches, spy reports and each kingdom's memory (INTEL-*).
 
 Verbs: `station_spy` (INTEL-110..130; a spy further away marches there as a standing order with the armies'
-march, movement.py / pathing.py, slipping past every unit and closed border, INTEL-120/210) and `sabotage` (INTEL-160/170,
+march, movement.py / pathing.py, slipping past every unit and closed border, INTEL-120, INTEL-210) and `sabotage` (INTEL-160, INTEL-170,
 OPEN-39).
 Phases: "spies" (lost agents of burned cities or fallen kingdoms; travelling spies caught, INTEL-190 /
-OPEN-38; foreign spies unmasked by counter-spies, INTEL-180; monthly reports, INTEL-140/100) and "memory"
+OPEN-38; foreign spies unmasked by counter-spies, INTEL-180; monthly reports, INTEL-140, INTEL-100) and "memory"
 (the last slot: each kingdom's explored tiles and last-seen foreign cities, troops and camps, MAP-190).
 Sieges call `spies_captured` when a city falls (INTEL-200).
 
@@ -93,7 +93,7 @@ def catch_chance(state: GameState, spy: Unit) -> tuple[float, str | None]:
     return min(chance, 1.0), k
 
 
-# --- the spy's march (INTEL-110/120/210) ------------------------------------------------------------------
+# --- the spy's march (INTEL-110, INTEL-120, INTEL-210) ------------------------------------------------------
 
 
 def _goal(state: GameState, tile: Tile) -> Goal:
@@ -106,8 +106,8 @@ def _goal(state: GameState, tile: Tile) -> Goal:
 def spy_route(state: GameState, spy: Unit, tile: Tile, moves_left: float) -> Route | None:
     """The spy's quickest route to a tile on or beside the city at `tile`, or None when there is none.
 
-    The board's routing (pathing.py) lets a spy slip past every unit and cross closed borders (INTEL-120/210,
-    MOVE-320) while paying terrain and river crossings like anyone (MOVE-020, MOVE-270..300, OPEN-65/66).
+    The board's routing (pathing.py) lets a spy slip past every unit and cross closed borders (INTEL-120, INTEL-210,
+    MOVE-320) while paying terrain and river crossings like anyone (MOVE-020, MOVE-270..300, OPEN-65, OPEN-66).
     """
     goal = _goal(state, tile)
     return find_route(Ground(state, spy), goal.tiles, moves_left=moves_left, centre=goal.centre, radius=goal.radius)
@@ -129,7 +129,7 @@ def _is_spy(unit: Unit) -> bool:
 
 
 def _check_station(ctx: MonthContext, kingdom: str, order: Any) -> None:
-    """Issue-time check of station_spy: an own spy, a known city, a route there (INTEL-050/110)."""
+    """Issue-time check of station_spy: an own spy, a known city, a route there (INTEL-050, INTEL-110)."""
     state = ctx.state
     sight = compute_sight(state, [kingdom])[kingdom]
     near = known_city_tile(state, kingdom, order.city_id, sight)
@@ -181,7 +181,7 @@ def _sees(state: GameState, kingdom: str, tile: Tile) -> bool:
     return compute_sight(state, [kingdom])[kingdom].sees(state.map, *tile)
 
 
-# --- sabotage (INTEL-160/170, OPEN-39) ---------------------------------------------------------------------
+# --- sabotage (INTEL-160, INTEL-170, OPEN-39) ---------------------------------------------------------------
 
 
 def _spies_hint(state: GameState, kingdom: str) -> str:
@@ -195,7 +195,7 @@ def _spies_hint(state: GameState, kingdom: str) -> str:
 
 
 def _check_sabotage(ctx: MonthContext, kingdom: str, order: Any) -> None:
-    """Issue-time check of sabotage: a spy of ours inside that foreign city, one sabotage a month (INTEL-160/170)."""
+    """Issue-time check of sabotage: a spy of ours inside that foreign city, one sabotage a month (INTEL-160, INTEL-170)."""
     state = ctx.state
     city = state.cities.get(order.city_id)
     mine = stationed(state, kingdom, order.city_id)
@@ -249,7 +249,7 @@ def run_sabotage(ctx: MonthContext, kingdom: str, order: Any) -> str:
 
 
 def _sabotage_preview(state: GameState, kingdom: str, city: City, target: str) -> str:
-    """What a sabotage would do, from what the kingdom knows: its spies' last report on the city (INTEL-140/160).
+    """What a sabotage would do, from what the kingdom knows: its spies' last report on the city (INTEL-140, INTEL-160).
 
     The believed board holds no foreign grain and only estimated garrisons, so the figures come from the report;
     without one the amounts are said to be unknown.
@@ -431,7 +431,7 @@ def _reports(ctx: MonthContext) -> None:
 
 @phase("spies")
 def spies_phase(ctx: MonthContext) -> None:
-    """Month-end espionage: lost agents, catches (INTEL-190), unmasking (INTEL-180), reports (INTEL-140/100)."""
+    """Month-end espionage: lost agents, catches (INTEL-190), unmasking (INTEL-180), reports (INTEL-140, INTEL-100)."""
     _lose_orphans(ctx)
     _catch_travellers(ctx)
     _unmask(ctx)

@@ -1,6 +1,6 @@
 """Resolving a month and checking orders at issue time, over the verbs and phases in the registry.
 
-`resolve_month` is the whole month end (TURN-030/040, OPEN-72): each kingdom in the month's rotation
+`resolve_month` is the whole month end (TURN-030, TURN-040, OPEN-72): each kingdom in the month's rotation
 runs its new orders in written order, then its standing orders; then the global phases run in their
 slots; then the month advances and the rotation shifts by one (OPEN-73).
 `check_orders` is the issue-time check (TURN-050, TURN-170): it runs the kingdom's queued orders and the
@@ -60,7 +60,7 @@ def run_order(ctx: MonthContext, kingdom: str, order: Any) -> str:
         ctx.ordered.add(uid)
         unit = ctx.state.units.get(uid)
         if unit is not None and unit.owner == kingdom and order.action != "split":
-            unit.standing = None  # a new order replaces a standing one; a split does not (TURN-130/140)
+            unit.standing = None  # a new order replaces a standing one; a split does not (TURN-130, TURN-140)
     return rule.run(ctx, kingdom, order)
 
 

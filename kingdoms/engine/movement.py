@@ -2,11 +2,11 @@
 
 Each verb checks at issue time (against the board as it stands then, TURN-050) and again when carried out.
 A march takes the month's share of its route (pathing.find_route) and, unfinished, stands as the unit's
-standing order (`Unit.standing` = the order's dump) to go on next month (TURN-120/160, MOVE-030). Own units
+standing order (`Unit.standing` = the order's dump) to go on next month (TURN-120, TURN-160, MOVE-030). Own units
 never block but a month's march may not end on one: it steps on to the next free tile of its route or waits
 behind them, and takes a detour round them only when that costs at most a month more (MOVE-040..060).
 
-Between troops of one kingdom the written order does not matter (TURN-100/110): the month runner asks each
+Between troops of one kingdom the written order does not matter (TURN-100, TURN-110): the month runner asks each
 verb what it `waits` for (a move onto a tile an own troop is leaving waits for that troop's orders; a follow
 or a merge for its target's) and lets two troops moved onto each other's tiles `swap` (OPEN-41).
 """
@@ -42,7 +42,7 @@ from kingdoms.engine.visibility import require_own_unit
 from kingdoms.hexgrid import Tile, distance, fmt_tile
 from kingdoms.state import GameState, Unit
 
-# --- marching -------------------------------------------------------------------------------------------------------
+# --- marching -----------------------------------------------------------------------------------------------
 
 
 @dataclass(slots=True)
@@ -76,7 +76,7 @@ def _walk(ctx: MonthContext, unit: Unit, route: Route, upto: int) -> list[Tile]:
         unit.q, unit.r = step.tile
         unit.fortified = False
         if step.kind in (CROSS, OVERFLOW) or gm.is_crossing(step.idx):
-            ctx.moves_left[unit.id] = 0.0  # a crossing, or the step off own troops, ends the move (MOVE-050/300)
+            ctx.moves_left[unit.id] = 0.0  # a crossing, or the step off own troops, ends the move (MOVE-050, MOVE-300)
         else:
             ctx.spend(unit, step.cost)
         moved.append(step.tile)
@@ -167,7 +167,7 @@ def _closed_land_at(state: GameState, unit: Unit, i: int) -> bool:
     return closed_by(state, unit.owner, q, r) is not None
 
 
-# --- goals of a move (MOVE-070, MOVE-080, MOVE-230) ------------------------------------------------------------------
+# --- goals of a move (MOVE-070, MOVE-080, MOVE-230) ---------------------------------------------------------
 
 
 def _own_at(state: GameState, unit: Unit, tile: Tile) -> Unit | None:
@@ -182,7 +182,7 @@ def _own_at(state: GameState, unit: Unit, tile: Tile) -> Unit | None:
 
 
 def can_join(unit: Unit, other: Unit) -> bool:
-    """Two own troops of one type whose men together stay within 20,000 (MOVE-190/230)."""
+    """Two own troops of one type whose men together stay within 20,000 (MOVE-190, MOVE-230)."""
     return (other.owner == unit.owner and other.type == unit.type and unit.spec.fighting
             and unit.men + other.men <= rd.MAX_TROOP_MEN)
 
@@ -193,7 +193,7 @@ def beside(g: Ground, i: int) -> Goal:
 
 
 def move_goal(ctx: MonthContext, unit: Unit, to: Tile, g: Ground | None = None) -> Goal:
-    """The goal of a move to `to`, or OrderFailed with what would work (MOVE-070/080/230/290, DIPLO-030).
+    """The goal of a move to `to`, or OrderFailed with what would work (MOVE-070, MOVE-080, MOVE-230, MOVE-290, DIPLO-030).
 
     `g`: the unit's board for a move, if already built.
     """
@@ -293,7 +293,7 @@ def _supply_note(state: GameState, unit: Unit, route: Route | None) -> str:
     return ""
 
 
-# --- move (MOVE-010..320, TURN-120/160) ----------------------------------------------------------------------------
+# --- move (MOVE-010..320, TURN-120, TURN-160) ---------------------------------------------------------------
 
 
 def _check_move(ctx: MonthContext, kingdom: str, order: Any) -> None:
@@ -397,7 +397,7 @@ def run_move(ctx: MonthContext, kingdom: str, order: Any) -> str:
     return march_to(ctx, unit, (order.to[0], order.to[1]), order)
 
 
-# --- hold (RECRUIT-220, COMBAT-030) ---------------------------------------------------------------------------------
+# --- hold (RECRUIT-220, COMBAT-030) -------------------------------------------------------------------------
 
 
 def _check_hold(ctx: MonthContext, kingdom: str, order: Any) -> None:
@@ -420,7 +420,7 @@ def run_hold(ctx: MonthContext, kingdom: str, order: Any) -> str:
     return "; ".join(parts)
 
 
-# --- merge (MOVE-180..230, OPEN-4, OPEN-53) -------------------------------------------------------------------------
+# --- merge (MOVE-180..230, OPEN-4, OPEN-53) -----------------------------------------------------------------
 
 
 def merge_units(ctx: MonthContext, unit: Unit, target: Unit) -> str:
@@ -486,7 +486,7 @@ def _check_merge(ctx: MonthContext, kingdom: str, order: Any) -> None:
 
 
 def target_waits(ctx: MonthContext, kingdom: str, order: Any, holders: Mapping[Tile, list[int]]) -> set[int]:
-    """A follow or a merge waits for its target's orders: it goes where the target ends up (MOVE-170/180)."""
+    """A follow or a merge waits for its target's orders: it goes where the target ends up (MOVE-170, MOVE-180)."""
     return {order.target_id} - {order.unit_id}
 
 
@@ -515,7 +515,7 @@ def run_merge(ctx: MonthContext, kingdom: str, order: Any) -> str:
             "it joins on arrival with a move left")
 
 
-# --- follow (MOVE-170) --------------------------------------------------------------------------------------------
+# --- follow (MOVE-170) --------------------------------------------------------------------------------------
 
 
 def _check_follow(ctx: MonthContext, kingdom: str, order: Any) -> None:
@@ -551,7 +551,7 @@ def run_follow(ctx: MonthContext, kingdom: str, order: Any) -> str:
     return f"#{unit.id} {unit.type} follows #{target.id}: {fmt_tile(origin)} -> {fmt_tile(unit.tile)} ({where} it)"
 
 
-# --- split (MOVE-240/250, TURN-140) ----------------------------------------------------------------------------------
+# --- split (MOVE-240, MOVE-250, TURN-140) -------------------------------------------------------------------
 
 
 def _check_split(ctx: MonthContext, kingdom: str, order: Any) -> None:
@@ -579,7 +579,7 @@ def _split_tile(g: Ground, unit: Unit, to: Tile) -> Tile | None:
 
 @verb("split", check=_check_split)
 def run_split(ctx: MonthContext, kingdom: str, order: Any) -> str:
-    """split unit=ID men=N to=q,r: N men form a new troop beside it, which marches on to the tile (MOVE-240/250).
+    """split unit=ID men=N to=q,r: N men form a new troop beside it, which marches on to the tile (MOVE-240, MOVE-250).
 
     Both keep the XP (COMBAT-270); rations go with the men; the general stays; the troop split from keeps any
     standing order (TURN-140). The new troop has the moves the old one had left.
@@ -616,7 +616,7 @@ def run_split(ctx: MonthContext, kingdom: str, order: Any) -> str:
     return text
 
 
-# --- folding (MOVE-260) -------------------------------------------------------------------------------------------
+# --- folding (MOVE-260) -------------------------------------------------------------------------------------
 
 
 @phase("folding")

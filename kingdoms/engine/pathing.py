@@ -12,12 +12,12 @@ OPEN-74). The rules a step obeys:
   one move, and the crossing ends the month's march; nobody stops in it or marches along it, except colonists
   going there to found a city (MOVE-270..300, OPEN-65);
 - land and camps of a kingdom at peace are closed to troops, wagons and colonists; scouts and spies cross
-  them (DIPLO-020/030, INTEL-210); a foreign city is never entered by a march (spies slip through);
+  them (DIPLO-020, DIPLO-030, INTEL-210); a foreign city is never entered by a march (spies slip through);
 - armed foreign units block; unarmed ones (wagons, colonists, scouts) are passed on a move order but never
   stopped on, and block an attack's approach (MOVE-080..100); foreign spies are invisible and ignored;
   spies slip past every unit (MOVE-320);
 - own units in the unit's stacking slot are passed through but a month's march may not end on them; a march
-  whose moves run out on one steps on to the next free tile of its route, ending its move (MOVE-040/050).
+  whose moves run out on one steps on to the next free tile of its route, ending its move (MOVE-040, MOVE-050).
 
 `Ground` is the passability of the board for one unit; `find_route` searches it. Both are pure reads.
 
@@ -80,7 +80,7 @@ def is_armed(unit: Unit) -> bool:
 _ARMED = frozenset(name for name, spec in rd.UNITS.items() if spec.fighting)
 
 
-# --- static per-map arrays ------------------------------------------------------------------------------------
+# --- static per-map arrays ----------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -163,7 +163,7 @@ def net_of(gm: GameMap) -> _Net:
     return net
 
 
-# --- the board for one unit -------------------------------------------------------------------------------------
+# --- the board for one unit ---------------------------------------------------------------------------------
 
 
 def _closed_land(state: GameState, owner: str, net: _Net) -> bytes:
@@ -308,7 +308,7 @@ class Ground:
         return [j for j in self.net.nbr[i] if j >= 0 and self.endable(j)]
 
 
-# --- routes -------------------------------------------------------------------------------------------------------
+# --- routes -------------------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
@@ -722,7 +722,7 @@ def find_route(g: Ground, goals: set[int], *, moves_left: float | None = None, c
     """The cheapest route (soonest arrival, OPEN-66) from the unit's tile to the nearest of `goals`, or None.
 
     `centre`/`radius`: every goal lies within `radius` of `centre` (for the heuristic; default: the single
-    goal). `join`: a goal tile held by an own unit the march may end on to merge (MOVE-230/280).
+    goal). `join`: a goal tile held by an own unit the march may end on to merge (MOVE-230, MOVE-280).
     `moves_left`: moves the unit has this month (default: its full moves). `ghost`: own units count as absent
     (the ideal route, MOVE-060).
     """

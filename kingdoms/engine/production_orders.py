@@ -23,7 +23,7 @@ from kingdoms.state import City, GameState, QueueEntry
 REQUIRES = {name: spec.requires for name, spec in rd.UNITS.items() if spec.requires}
 
 
-# --- whose city (INTEL-050) -----------------------------------------------------------------------------------
+# --- whose city (INTEL-050) ---------------------------------------------------------------------------------
 
 
 def own_city(state: GameState, kingdom: str, city_id: int) -> City:
@@ -39,7 +39,7 @@ def own_city(state: GameState, kingdom: str, city_id: int) -> City:
     return city
 
 
-# --- set_production (OPEN-80) ---------------------------------------------------------------------------------
+# --- set_production (OPEN-80) -------------------------------------------------------------------------------
 
 
 def _sites_text(state: GameState, city: City, kind: str, taken: dict[Tile, str]) -> str:
@@ -176,7 +176,7 @@ def run_set_production(ctx: MonthContext, kingdom: str, order: Any) -> str:
             f"after upkeep, {city.store:.1f} in store{lost}")
 
 
-# --- set_focus (CITY-030) ----------------------------------------------------------------------------------------
+# --- set_focus (CITY-030) -----------------------------------------------------------------------------------
 
 
 def _check_set_focus(ctx: MonthContext, kingdom: str, order: Any) -> None:
@@ -188,7 +188,7 @@ def _check_set_focus(ctx: MonthContext, kingdom: str, order: Any) -> None:
 
 @verb("set_focus", check=_check_set_focus)
 def run_set_focus(ctx: MonthContext, kingdom: str, order: Any) -> str:
-    """set_focus city=ID focus=...: the focus picks worked tiles, growth share and production factor (CITY-030/060)."""
+    """set_focus city=ID focus=...: the focus picks worked tiles, growth share and production factor (CITY-030, CITY-060)."""
     _check_set_focus(ctx, kingdom, order)
     state = ctx.state
     city = state.cities[order.city_id]
@@ -198,7 +198,7 @@ def run_set_focus(ctx: MonthContext, kingdom: str, order: Any) -> str:
             f"production {o.production}/mo, growth +{o.growth:,} people/mo")
 
 
-# --- found_city (CITY-320..440) ----------------------------------------------------------------------------------
+# --- found_city (CITY-320..440) -----------------------------------------------------------------------------
 
 
 def legal_sites_near(state: GameState, tile: Tile, radius: int = 3, limit: int = 4) -> list[Tile]:
@@ -209,7 +209,7 @@ def legal_sites_near(state: GameState, tile: Tile, radius: int = 3, limit: int =
 
 
 def _check_found_city(ctx: MonthContext, kingdom: str, order: Any) -> None:
-    """Issue-time check of found_city: own colonists with a move left on a legal site (CITY-320/420)."""
+    """Issue-time check of found_city: own colonists with a move left on a legal site (CITY-320, CITY-420)."""
     state = ctx.state
     unit = require_own_unit(state, kingdom, order.unit_id)
     if unit.type != "colonists":

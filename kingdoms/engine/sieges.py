@@ -1,4 +1,4 @@
-"""Sieges: walls, towers, militia, bombardment, assaults, blockades and the fall of cities (SIEGE-*, CONQ-010/020).
+"""Sieges: walls, towers, militia, bombardment, assaults, blockades and the fall of cities (SIEGE-*, CONQ-010, CONQ-020).
 
 - Walls (SIEGE-010..040, OPEN-14): `City.walls` against `City.walls_max` (the economy sets 40/40 for a palisade
   and a 100 ceiling for stone walls); +5 a month toward the ceiling unless the city was blockaded or attacked.
@@ -69,7 +69,7 @@ def garrison(state: GameState, city: City) -> Unit | None:
 
 
 def full_militia(state: GameState, city: City, month: int | None = None) -> int:
-    """The city's full militia this month (SIEGE-060/070, OPEN-22); bandit and captured capitals are ordinary."""
+    """The city's full militia this month (SIEGE-060, SIEGE-070, OPEN-22); bandit and captured capitals are ordinary."""
     capital = city.is_capital and city.owner in state.kingdoms and state.kingdoms[city.owner].capital_id == city.id
     return rd.full_militia(city.people, capital, state.month if month is None else month)
 
@@ -96,7 +96,7 @@ def militia_quality(state: GameState, city: City, walls: float) -> float:
 
 def garrison_fighter(state: GameState, city: City, gar: Unit, vs: Unit, walls: float) -> Fighter:
     """The garrison defending its city at `walls`: terrain, fortified, walls, spearmen x1.5 vs cavalry, its general
-    at x(1 + 0.15 x level) (COMBAT-020/120, GEN-110)."""
+    at x(1 + 0.15 x level) (COMBAT-020, COMBAT-120, GEN-110)."""
     return fighter_for(state, gar, "defend", vs, city.tile, in_city_defence=True, walls=walls)
 
 
@@ -126,7 +126,7 @@ def _militia_loss(city: City, standing: int, killed: int) -> int:
     return killed
 
 
-# --- shooting at a city (SIEGE-110/130, OPEN-11, COMBAT-090/100) ------------------------------------------
+# --- shooting at a city (SIEGE-110, SIEGE-130, OPEN-11, COMBAT-090, COMBAT-100) -----------------------------
 
 
 def shoot_city(ctx: MonthContext, unit: Unit, city: City) -> str:
@@ -152,7 +152,7 @@ def shoot_city(ctx: MonthContext, unit: Unit, city: City) -> str:
     walls0 = city.walls
     gar = garrison(state, city)
     militia = standing_militia(state, city)
-    # The exchange, from both sides' strength before it (COMBAT-040/090).
+    # The exchange, from both sides' strength before it (COMBAT-040, COMBAT-090).
     if gar is not None:
         target = garrison_fighter(state, city, gar, unit, walls0)
         shooter = fighter_for(state, unit, "shoot", gar, into_city=True)
@@ -205,7 +205,7 @@ def shoot_city(ctx: MonthContext, unit: Unit, city: City) -> str:
     return f"#{unit.id} {unit.type} shoots at {city.name} {fmt_tile(city.tile)}: " + "; ".join(parts)
 
 
-# --- the assault (SIEGE-120, SIEGE-180..200, OPEN-12/13/100) ----------------------------------------------
+# --- the assault (SIEGE-120, SIEGE-180..200, OPEN-12, OPEN-13, OPEN-100) ------------------------------------
 
 
 def batter(unit: Unit) -> float:
@@ -365,7 +365,7 @@ def capture_city(ctx: MonthContext, city: City, captor: str, by_unit: Unit | Non
         eliminate(ctx, loser, captor)
 
 
-# --- towers (SIEGE-100, OPEN-100) and blockade status (SIEGE-150, OPEN-23) -----------------------------------
+# --- towers (SIEGE-100, OPEN-100) and blockade status (SIEGE-150, OPEN-23) ----------------------------------
 
 
 def tower_targets(state: GameState, city: City, shooters: set[int]) -> list[Unit]:
@@ -435,7 +435,7 @@ def is_blockaded(state: GameState, city: City) -> bool:
 
 @phase("towers")
 def towers_phase(ctx: MonthContext) -> None:
-    """Towers fire; then the month's blockades are settled into ctx.blockaded for the economy (SIEGE-100/150)."""
+    """Towers fire; then the month's blockades are settled into ctx.blockaded for the economy (SIEGE-100, SIEGE-150)."""
     fire_towers(ctx)
     state = ctx.state
     ctx.blockaded = {c.id for c in state.cities.values() if is_blockaded(state, c)}
@@ -450,7 +450,7 @@ def towers_phase(ctx: MonthContext) -> None:
                      [city.owner], city_id=cid, men=men)
 
 
-# --- walls: crumbling and repairs (SIEGE-140/160, OPEN-14) --------------------------------------------------
+# --- walls: crumbling and repairs (SIEGE-140, SIEGE-160, OPEN-14) -------------------------------------------
 
 
 @phase("blockade")

@@ -1,4 +1,4 @@
-"""Sight masks per kingdom, vectorised over the flat map arrays (INTEL-010, INTEL-070/080/090, INTEL-150).
+"""Sight masks per kingdom, vectorised over the flat map arrays (INTEL-010, INTEL-070, INTEL-080, INTEL-090, INTEL-150).
 
 Three boolean masks over the map's flat indices describe what a kingdom sees this instant:
 

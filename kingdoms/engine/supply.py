@@ -1,6 +1,6 @@
 """Army supply: camps, carried rations, hunger, morale recovery and supply wagons (SUPPLY-010..300).
 
-Feeding from a city's granary (CITY-110, SUPPLY-030/060) is the economy's "grain" phase; this module
+Feeding from a city's granary (CITY-110, SUPPLY-030, SUPPLY-060) is the economy's "grain" phase; this module
 feeds from camps before it ("camps" slot), then lets every troop still short eat its carried rations and
 applies hunger ("hunger" slot), unloads wagons ("wagons") and restores morale ("morale"). What each troop
 ate this month, from any source, is the ledger `ctx.fed[unit_id]` (dan).
@@ -129,7 +129,7 @@ def in_supply(state: GameState, owner: str, tile: Tile) -> bool:
     return bool(supplying_camps(state, owner, tile))
 
 
-# --- camps: feeding (SUPPLY-040/060/250, OPEN-43) ------------------------------------------------------------
+# --- camps: feeding (SUPPLY-040, SUPPLY-060, SUPPLY-250, OPEN-43) -------------------------------------------
 
 
 def _draw_from_camps(state: GameState, units: dict[int, Unit], wants: dict[int, float]) -> dict[int, float]:
@@ -164,7 +164,7 @@ def _draw_from_camps(state: GameState, units: dict[int, Unit], wants: dict[int, 
 
 @phase("camps")
 def camps_phase(ctx: MonthContext) -> None:
-    """Troops within 2 tiles of a stocked own camp eat from it first, then refill up to a month of rations (SUPPLY-040/060/250)."""
+    """Troops within 2 tiles of a stocked own camp eat from it first, then refill up to a month of rations (SUPPLY-040, SUPPLY-060, SUPPLY-250)."""
     state = ctx.state
     troops = {u.id: u for u in state.units.values() if eats(u) and supplying_camps(state, u.owner, u.tile)}
     if not troops:
@@ -185,7 +185,7 @@ def camps_phase(ctx: MonthContext) -> None:
                      f"ship_grain city=ID dan=N to={camp.q},{camp.r}.", [camp.owner], camp_id=camp.id)
 
 
-# --- hunger (SUPPLY-080, SUPPLY-180..200, OPEN-93) ---------------------------------------------------------------
+# --- hunger (SUPPLY-080, SUPPLY-180..200, OPEN-93) ----------------------------------------------------------
 
 
 def hunger_strength(hunger: float) -> float:
@@ -197,7 +197,7 @@ def hunger_strength(hunger: float) -> float:
 def hunger_phase(ctx: MonthContext) -> None:
     """Troops not fully fed by camp or granary eat their rations; whatever is still missing makes them hungry.
 
-    SUPPLY-080, OPEN-93: carried rations cover the shortfall. SUPPLY-180/190: hunger rises by the share
+    SUPPLY-080, OPEN-93: carried rations cover the shortfall. SUPPLY-180, SUPPLY-190: hunger rises by the share
     missing (back to 0 when fed in full), morale -15 x share, 10% x hunger of the men desert or die.
     A troop left under 100 men breaks up (COMBAT-250 applied to hunger).
     """
@@ -222,7 +222,7 @@ def hunger_phase(ctx: MonthContext) -> None:
 
 
 def _starve(ctx: MonthContext, unit: Unit, missing: float) -> None:
-    """One hungry month for a troop missing `missing` of its ration (SUPPLY-180/190)."""
+    """One hungry month for a troop missing `missing` of its ration (SUPPLY-180, SUPPLY-190)."""
     unit.hunger += missing
     unit.morale = max(0.0, unit.morale - rd.HUNGER_MORALE * missing)
     lost = min(unit.men, round_half_up(unit.men * rd.HUNGER_DESERT * unit.hunger))
@@ -240,7 +240,7 @@ def _starve(ctx: MonthContext, unit: Unit, missing: float) -> None:
              [unit.owner], unit_id=unit.id, lost=lost, hunger=unit.hunger)
 
 
-# --- morale recovery (OPEN-36) ------------------------------------------------------------------------------------
+# --- morale recovery (OPEN-36) ------------------------------------------------------------------------------
 
 
 @phase("morale")
@@ -254,7 +254,7 @@ def morale_phase(ctx: MonthContext) -> None:
         unit.morale = min(100.0, unit.morale + gain)
 
 
-# --- pitching camps (SUPPLY-220..270) -------------------------------------------------------------------------
+# --- pitching camps (SUPPLY-220..270) -----------------------------------------------------------------------
 
 
 def _can_pitch(unit: Unit) -> bool:
@@ -263,7 +263,7 @@ def _can_pitch(unit: Unit) -> bool:
 
 
 def camp_problem(state: GameState, unit: Unit) -> tuple[str, str] | None:
-    """Why `unit` cannot pitch a camp where it stands, as (code, message), or None (SUPPLY-220/270, OPEN-43)."""
+    """Why `unit` cannot pitch a camp where it stands, as (code, message), or None (SUPPLY-220, SUPPLY-270, OPEN-43)."""
     tile = unit.tile
     if not unit.spec.fighting:
         return "not_a_troop", f"#{unit.id} is a {unit.type}: only a fighting troop of {rd.CAMP_MIN_MEN}+ men pitches a camp"
@@ -333,7 +333,7 @@ def run_build(ctx: MonthContext, kingdom: str, order) -> str:
             f"its move ends for the month")
 
 
-# --- seizing and burning camps (SUPPLY-280/290, OPEN-43) ------------------------------------------------------
+# --- seizing and burning camps (SUPPLY-280, SUPPLY-290, OPEN-43) --------------------------------------------
 
 
 def camp_defended(state: GameState, camp: Camp) -> bool:
@@ -382,7 +382,7 @@ def on_enter_tile(ctx: MonthContext, unit: Unit) -> Camp | None:
     return camp
 
 
-# --- wagons (SUPPLY-100..170, OPEN-44) ---------------------------------------------------------------------------
+# --- wagons (SUPPLY-100..170, OPEN-44) ----------------------------------------------------------------------
 
 
 def _wagon_tile(state: GameState, city: City, to: Tile) -> Tile | None:

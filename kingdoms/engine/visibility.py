@@ -331,7 +331,7 @@ def seen_now(state: GameState, kingdom: str, sight: Sight | None = None) -> Seen
 
 
 def estimate_range(size_class: str, unit_type: str | None, behind_walls: bool) -> tuple[int, int, str]:
-    """(min men, max men, assumed type) of an unwatched target (INTEL-060, COMBAT-410/420, OPEN-49).
+    """(min men, max men, assumed type) of an unwatched target (INTEL-060, COMBAT-410, COMBAT-420, OPEN-49).
 
     The men span is the size class's (huge up to 20,000); the target is taken as untrained, at full morale,
     with no general. Its type is the one seen; a force inside a city shows only as "troops" (OPEN-30) and is
@@ -351,7 +351,7 @@ def estimate_range(size_class: str, unit_type: str | None, behind_walls: bool) -
 
 
 def militia_estimate(size_tier: str, month: int) -> tuple[int, int]:
-    """(low, high) full militia of a foreign city seen only by its size tier (INTEL-030/060, SIEGE-060, OPEN-50).
+    """(low, high) full militia of a foreign city seen only by its size tier (INTEL-030, INTEL-060, SIEGE-060, OPEN-50).
 
     The span of a city of that tier at full strength that is not a capital (10% of its people, at most 1,000):
     from the tier's smallest city to its largest. A capital's militia can be larger, and one worn down by

@@ -896,7 +896,7 @@ def _unknown_key(spec: _VerbSpec, key: Any, nk: str) -> _Fail:
 
 
 def _build(spec: _VerbSpec, pairs: list[tuple[Any, Any]]) -> Order:
-    """Map keys to fields, coerce every value and construct the model (TOOLS-170/210)."""
+    """Map keys to fields, coerce every value and construct the model (TOOLS-170, TOOLS-210)."""
     verb = spec.verb
     raw: dict[str, tuple[str, Any]] = {}
     unit_list: list[Any] = []
@@ -1102,7 +1102,7 @@ def _text_orders(text: str, out: list[ParseResult], depth: int) -> None:
 
 
 def _items(items: list[Any] | tuple[Any, ...], out: list[ParseResult], depth: int) -> None:
-    """Parse the elements of an orders array: objects and short-syntax strings, mixed (TOOLS-140/390)."""
+    """Parse the elements of an orders array: objects and short-syntax strings, mixed (TOOLS-140, TOOLS-390)."""
     for item in items:
         if len(out) >= _MAX_ORDERS:
             raise _TooMany
