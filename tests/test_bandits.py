@@ -120,6 +120,19 @@ def test_bandit_050_open_2_never_strike_civilians():
     assert not ctx.events
 
 
+def test_bandit_060_intel_080_bandits_see_scouts_but_never_spies():
+    """BANDIT-060, INTEL-080, INTEL-090: a Wei scout beside the Ruin, or far from any bandit, is seen by the bandits
+    (they have no fog); a Wei spy beside the Ruin is not (spies are invisible to everyone)."""
+    from kingdoms.engine.visibility import can_see_unit
+
+    state, _ruin, _gar = ruin_world()
+    near = add(state, "wei", "scout", RUIN_W, 0)
+    far = add(state, "wei", "scout", (0, 0), 0)
+    spy = add(state, "wei", "spy", RUIN_E, 0)
+    assert can_see_unit(state, rd.BANDITS, near) and can_see_unit(state, rd.BANDITS, far)
+    assert not can_see_unit(state, rd.BANDITS, spy)
+
+
 def test_bandit_010_who_holds_bandit_cities():
     """BANDIT-010: the Ruin at start, a revolted city, and the other cities of a fallen kingdom."""
     state, ruin, _ = ruin_world()

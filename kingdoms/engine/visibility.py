@@ -36,12 +36,15 @@ def can_see_unit(state: GameState, kingdom: str, unit: Unit, sight: Sight | None
     """True when `kingdom` sees `unit` now and may name it in an order (INTEL-050, INTEL-070, INTEL-090).
 
     Own units always; foreign spies never (they are invisible); troops inside a foreign city only through a
-    spy beside the city or stationed in it (OPEN-30); anything else when its tile is in sight.
+    spy beside the city or stationed in it (OPEN-30); anything else when its tile is in sight. The bandits,
+    a side with no fog, see every unit but a spy: scouts included (BANDIT-060, INTEL-080).
     """
     if unit.owner == kingdom:
         return True
     if unit.type == "spy":
         return False
+    if kingdom == rd.BANDITS:
+        return True
     sight = sight or sight_of(state, kingdom)
     gm = state.map
     i = gm.index(unit.q, unit.r)
