@@ -132,8 +132,8 @@ def test_passive_never_attacks_and_builds_up(passive_game: Played) -> None:
 
 
 def test_standard_orders_are_never_refused(standard_game: Played, mixed_game: Played) -> None:
-    """The standard ruler's orders all pass the issue-time checks (three standard rulers, and one against two
-    passive ones)."""
+    """OPEN-86, TURN-050: the scripted rulers play through the same orders and checks as any seat: the standard
+    ruler's orders all pass the issue-time checks (three standard rulers, and one against two passive ones)."""
     assert standard_game.refused == []
     assert mixed_game.refused == []
 
@@ -142,8 +142,9 @@ def test_standard_orders_are_never_refused(standard_game: Played, mixed_game: Pl
 
 
 def test_standard_founds_a_city_raises_an_army_and_scouts(mixed_game: Played) -> None:
-    """Against passive rulers the standard ruler founds a city, raises a mixed army beyond its starting levies,
-    explores with a scout and writes a chronicle note each month."""
+    """OPEN-86: against passive rulers the standard ruler (a simple heuristic) founds a city, raises a mixed army
+    beyond its starting levies, walls its cities and builds a barracks, explores with a scout and writes a
+    chronicle note each month."""
     game = mixed_game.game
     state = game.state()
     wu = "wu"

@@ -815,3 +815,23 @@ def test_combat_ex_run_attack_refuses_own_and_empty_tiles():
         with pytest.raises(OrderFailed) as err:
             run_attack(ctx_for(state), "wei", Attack(unit_id=att.id, to=to))
         assert err.value.code == code
+
+
+@pytest.mark.parametrize("kind, dist, shoots", [("archer", 1, True), ("archer", 2, True), ("archer", 3, False),
+                                                ("catapult", 1, True), ("catapult", 3, True),
+                                                ("catapult", 4, False)])
+def test_open_28_archers_shoot_at_1_to_2_and_catapults_at_1_to_3(kind, dist, shoots):
+    """OPEN-28, COMBAT-080: from where they stand (hold), archers reach a troop 1 or 2 tiles off, catapults 1 to 3;
+    one tile farther is out of their reach. At distance 1 the melee target strikes back (COMBAT-090)."""
+    state = world(width=14)
+    shooter = add(state, "wei", kind, (2, 4), 1_000)
+    target = add(state, "shu", "levy", (2 + dist, 4), 2_000)
+    add(state, "wei", "scout", (4, 2))  # keeps the target in sight
+    if not shoots:
+        with pytest.raises(OrderFailed) as err:
+            order(ctx_for(state), "wei", Attack(unit_id=shooter.id, to=target.tile, hold=True))
+        assert err.value.code == "out_of_reach" and f"reach of {dist - 1}" in err.value.message
+        return
+    order(ctx_for(state), "wei", Attack(unit_id=shooter.id, to=target.tile, hold=True))
+    assert target.men < 2_000
+    assert (shooter.men < 1_000) is (dist == 1)  # only a melee troop beside the shooters strikes back

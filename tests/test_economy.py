@@ -499,3 +499,75 @@ def test_open_89_sites_ranked_by_people_fed_then_production() -> None:
     assert best and best[0].tile == CENTRE and best[0].people_fed == 20_000
     assert all(s.problem is None for s in best)
     assert [s.people_fed for s in best] == sorted((s.people_fed for s in best), reverse=True)
+
+
+# --- balance, currency, land (CITY-250, CITY-260, CITY-280, CITY-290) ----------------------------------------
+
+
+def _forest(width: int = 9) -> GameMap:
+    """A map of forest (food 1, production 2 a tile) only."""
+    return axial_map({}, width=width, fill="F")
+
+
+def test_city_250_one_big_city_outproduces_the_same_land_and_people_split_but_grows_land_slower():
+    """CITY-250, CITY-230, CITY-240: all forest (2 production a tile), production focus (x1), x1.5:
+    one city of 40,000 (size bonus 1.0) working 13 tiles: (2 + 13 x 2) x 1.0 x 1.5 = 42;
+    two of 20,000 (bonus sqrt(0.5) = 0.7071) working 6 each: (2 + 12) x 0.7071 x 1.5 = 14.85 -> 15, 30 in all.
+    Land the other way round: a new city takes its 6-tile ring at once (5,000 founders), while a grown city's next
+    tile costs more people each time (OPEN-55: the 7th land tile at 21,600 people, the 8th at more)."""
+    big = make_state(_forest())
+    one = add_city(big, "wei", 4, 4, 40_000, focus="production")
+    for i in range(big.map.size):  # its land: every tile within 2 of the centre (19 tiles)
+        q, r = big.map.tile(i)
+        if max(abs(q - 4), abs(r - 4), abs(q + r - 8)) <= 2:
+            big.owner[i] = one.id
+    split = make_state(_forest(width=12))
+    halves = [add_city(split, "wei", q, 4, 20_000, focus="production") for q in (2, 6)]
+    assert eco.city_output(big, one).production == 42
+    assert [eco.city_output(split, c).production for c in halves] == [15, 15]
+    assert len(split.city_tiles(halves[0].id)) == 7  # the founding ring at once
+    assert rd.next_tile_people(6) == 21_600 < rd.next_tile_people(7) < rd.next_tile_people(8)
+
+
+@pytest.mark.parametrize("item, men, price", [("palisade", 0, 10), ("farm", 0, 15), ("levy", 1_000, 5),
+                                              ("scout", 0, 10), ("spy", 0, 10)])
+def test_city_260_production_is_the_only_currency(item, men, price):
+    """CITY-260: buildings, improvements, troops, scouts and spies are paid for with production only: with a full
+    granary and 15,000 people a city short of the price by 0.5 production buys nothing; with the price it does."""
+    from kingdoms.engine import cities
+    from kingdoms.engine.context import MonthContext
+
+    for pool, done in ((price - 0.5, False), (float(price), True)):
+        state, city = reference_state(levies=False)
+        city.grain = 300.0
+        tile = (5, 4) if item == "farm" else None
+        city.queue = [QueueEntry(item, men=men, tile=tile)]
+        cities.run_queue(MonthContext(state), city, pool, pool)
+        assert (not city.queue) is done, (item, pool, city.queue)
+        assert city.grain == 300.0 - (men / 1000 * rd.MAX_RATION_MONTHS if done and men else 0.0)
+
+
+def test_city_280_land_belongs_to_one_city_which_alone_works_it_and_grows_from_it():
+    """CITY-280, CITY-370: forest all round; city A (2,4) also holds (4,4), beside city B's ring (B at (6,4)). B, on
+    production focus, never works A's tile nor claims it, however many people it has: the tile is A's land only."""
+    state = make_state(_forest(width=12))
+    a = add_city(state, "wei", 2, 4, 15_000, focus="production")
+    b = add_city(state, "wei", 6, 4, 6_000, focus="production")
+    i = state.map.index(4, 4)
+    state.owner[i] = a.id  # A's land reaches to the tile beside B's ring
+    fb = eco.frame(state, b)
+    assert i not in fb.tiles and i not in eco.worked_indices(fb, "production")
+    assert i not in eco.claim_candidates(state, b, fb.tiles, 60_000)
+    assert i in eco.frame(state, a).tiles
+
+
+def test_city_290_land_counts_land_tiles_without_the_centre_or_water():
+    """CITY-290, CITY-360: a city on grassland with 2 of its 6 neighbours water holds 7 tiles of which 4 count as
+    land (the centre and the 2 water tiles do not)."""
+    gm = axial_map({(4, 4): "G", (5, 4): "~", (3, 4): "~", (5, 3): "G", (4, 3): "G", (4, 5): "G", (3, 5): "G"},
+                   fill="G")
+    state = make_state(gm)
+    city = add_city(state, "wei", 4, 4, 5_000)
+    tiles = state.city_tiles(city.id)
+    assert len(tiles) == 7
+    assert eco.land_tile_count(state, [gm.index(*t) for t in tiles], gm.index(4, 4)) == 4

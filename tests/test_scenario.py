@@ -156,7 +156,7 @@ def start() -> GameState:
 
 
 def test_open_69_capitals(start: GameState) -> None:
-    """OPEN-69: each capital on its landing: 15,000 people, 150/300 dan, balanced, happy 100, nothing built."""
+    """OPEN-69, CITY-010: each capital on its landing: 15,000 people, 150/300 dan, balanced, happy 100, nothing built."""
     for kd in start.kingdoms.values():
         city = start.cities[kd.capital_id]
         assert city.tile == kd.landing and city.is_capital and not city.is_ruin
@@ -172,7 +172,8 @@ def test_open_69_capitals(start: GameState) -> None:
 
 
 def test_open_69_starting_troop_and_general(start: GameState) -> None:
-    """OPEN-69, GEN-080: one troop of 3,000 levies in the capital with 4 months of rations, led by a level-1 general."""
+    """OPEN-69, GEN-080, RECRUIT-240: one troop of 3,000 levies in the capital with 4 months of rations, led by a
+    level-1 general; no kingdom starts with a scout or a spy (nor any other unit)."""
     for kd in start.kingdoms.values():
         units = [u for u in start.units.values() if u.owner == kd.id]
         assert len(units) == 1  # no scouts, spies, wagons or colonists

@@ -121,7 +121,8 @@ async def test_a_missing_or_wrong_token_is_refused_with_no_game_data(tmp_path: P
 
 
 async def test_tools_020_briefing_and_the_reading_tools(tmp_path: Path) -> None:
-    """TOOLS-020, TOOLS-040, TOOLS-080..130: the briefing and the other text tools answer in plain text for the seat."""
+    """TOOLS-020, TOOLS-040, TOOLS-080, TOOLS-090, TOOLS-100, TOOLS-110, TOOLS-120 (get_briefing, get_rules —
+    rules.md itself —, get_map, inspect_tile, get_city, get_sites): the text tools answer in plain text."""
     path = tmp_path / "g.sqlite"
     tokens = new_game(path)
     async with seat(path, tokens["wei"]) as c:
@@ -252,6 +253,24 @@ async def test_turn_190_end_turn_against_an_ai_returns_the_next_briefing(tmp_pat
     assert "MONTH 2 of 160" in text
     assert "short rows" in text
     assert "LAST MONTH" in text and "M1 orders: 1 carried out, 0 failed." in text
+
+
+async def test_tools_060_full_rows_on_the_first_and_every_tenth_month_and_in_get_briefing(tmp_path: Path) -> None:
+    """TOOLS-060, TOOLS-070: a game starting in month 8: its first briefing has full rows, month 9's (after a seen
+    month) short ones, month 10's full ones again, month 11's short; get_briefing always has full rows."""
+    path = tmp_path / "g.sqlite"
+    tokens = new_game(path, {"wei": "agent", "shu": "ai:passive"}, state=duel(month=8))
+    shown: dict[int, bool] = {}
+    async with seat(path, tokens["wei"]) as c:
+        err, text = await call(c, "get_briefing")
+        assert not err and "MONTH 8 of" in text and "short rows" not in text and "land feeds" in text
+        for month in (9, 10, 11):
+            err, text = await call(c, "issue_orders", {"orders": [], "end_turn": True})
+            assert not err and f"MONTH {month} of" in text, text[:200]
+            shown[month] = "short rows" in text
+        err, again = await call(c, "get_briefing")
+    assert shown == {9: True, 10: False, 11: True}
+    assert not err and "MONTH 11 of" in again and "short rows" not in again and "land feeds" in again
 
 
 async def test_end_turn_waits_then_wait_for_turn_brings_the_briefing(tmp_path: Path) -> None:

@@ -786,3 +786,82 @@ def test_supply_270_turn_060_month_end_refusal_says_an_unseen_rival_camp_was_not
     out = [o for o in res.outcomes if o.kingdom == "wei"][1]
     assert not out.ok and out.code == "camp_too_close"
     assert "not in your sight when you gave the order; orders are checked again" in out.result, out.result
+
+
+# --- separate granaries, and grain between cities only by wagon (SUPPLY-020, SUPPLY-050, SUPPLY-260, SUPPLY-300) ----
+
+
+def _second_city(state: GameState, grain: float = 0.0):
+    """Wei's second city at (5,2), 3 tiles from the capital (2,2): its ring touches none of the capital's land."""
+    return found_city(state, "wei", 5, 2, people=5_000, grain=grain)
+
+
+def test_supply_020_each_city_feeds_only_the_troops_on_its_own_land():
+    """SUPPLY-020, SUPPLY-030: 8,000 men stand on the land of Wei's second city (empty granary) while the capital
+    holds 150 dan: what they eat comes from the second city's harvest alone, they go short of the rest, and the
+    capital's granary ends exactly as it would with no second city at all."""
+    from kingdoms.engine import cities
+
+    def month(with_second: bool):
+        state = world(shu=False)
+        if with_second:
+            _second_city(state)
+            troop(state, "wei", (6, 2), 8_000)
+        ctx = MonthContext(state)
+        cities.grain_phase(ctx)
+        return state, ctx
+
+    alone, _ = month(False)
+    both, ctx = month(True)
+    (men,) = [u for u in both.units.values() if u.owner == "wei"]
+    second = next(c for c in both.cities.values() if not c.is_capital)
+    assert ctx.fed[men.id] == pytest.approx(second.last["troops_ate"]) and ctx.fed[men.id] < 8.0
+    assert capital(both, "wei").last["troops_ate"] == 0.0
+    assert capital(both, "wei").grain == pytest.approx(capital(alone, "wei").grain)
+
+
+def test_supply_050_grain_reaches_another_city_only_by_wagon():
+    """SUPPLY-050, SUPPLY-100, SUPPLY-120: over a month nothing moves Wei's capital's grain into its second city by
+    itself; a wagon of 30 dan shipped to it adds exactly 30 to that city's granary at month end (it unloads after
+    the people have eaten)."""
+    from kingdoms.engine.month import resolve_month
+
+    def month(ship: bool):
+        state = world(shu=False)
+        second = _second_city(state, grain=10.0)
+        orders = [ShipGrain(city_id=capital(state, "wei").id, dan=30, to=second.tile)] if ship else []
+        return resolve_month(state, {"wei": orders}).state.cities[second.id].grain
+
+    without, shipped = month(False), month(True)
+    assert shipped == pytest.approx(without + 30.0)
+
+
+def test_supply_260_a_camp_is_stocked_by_a_wagon_sent_to_its_tile():
+    """SUPPLY-260, SUPPLY-130: ship_grain 20 dan to the tile of Wei's empty camp at (4,3), 3 tiles from the capital:
+    the wagon reaches it this month and the camp holds 20 dan at month end."""
+    from kingdoms.engine.month import resolve_month
+
+    state = world(shu=False)
+    c = camp(state, "wei", (4, 3), 0)
+    res = resolve_month(state, {"wei": [ShipGrain(city_id=capital(state, "wei").id, dan=20, to=(4, 3))]})
+    assert res.state.camps[c.id].grain == pytest.approx(20.0)
+
+
+def test_supply_300_a_blockaded_city_feeds_its_troops_from_its_own_granary_and_a_wagon_refills_it():
+    """SUPPLY-300, CITY-220, SIEGE-170: blockaded, the capital harvests nothing; its 3,000-man garrison still eats
+    3 dan from its granary (150 -> 147 before the people eat); a wagon with 40 dan that got through to the city
+    then unloads into it."""
+    from kingdoms.engine import cities
+
+    state = world(shu=False)
+    city = capital(state, "wei")
+    gar = troop(state, "wei", WEI_CAPITAL, 3_000, rations=12.0)
+    ctx = MonthContext(state)
+    ctx.blockaded = {city.id}
+    cities.grain_phase(ctx)
+    assert ctx.fed[gar.id] == pytest.approx(3.0)
+    assert city.last["troops_ate"] == pytest.approx(3.0) and city.last.get("harvest", 0.0) == 0.0
+    before = city.grain
+    wagon(state, "wei", (3, 2), 40, dest=WEI_CAPITAL)
+    wagons_phase(ctx)
+    assert city.grain == pytest.approx(before + 40.0)

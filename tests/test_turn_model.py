@@ -611,3 +611,51 @@ async def test_turn_210_fast_forward_stops_at_an_alarm_war(tmp_path: Path) -> No
     assert [game.store.ended(m).get("wei") for m in (1, 2, 3, 4)] == ["ended", "fast_forward", "fast_forward", None]
     assert game.state().at_war("wei", "shu")
     game.close()
+
+
+# --- OPEN-79: nothing takes a queued order back -------------------------------------------------------------------
+
+
+def test_open_79_turn_070_a_queued_order_cannot_be_cancelled_a_later_one_runs_after_it(make_game: MakeGame) -> None:
+    """OPEN-79, TURN-070, TURN-150: there is no cancel verb; a hold given in a later call joins the queue after the
+    move already queued (which stays): at month end the levy marches its 3 tiles, then fortifies, and no march
+    stands."""
+    state = world(width=16)
+    levy = add(state, "wei", "levy", (0, 4), 3_000)
+    game = make_game(state)
+    issue(game, "wei", f"move unit={levy.id} to=9,4")
+    (refused,) = game.issue("wei", f"cancel unit={levy.id}")
+    assert not refused.ok and refused.code == "unknown_verb"
+    issue(game, "wei", f"hold unit={levy.id}")
+    assert [o.action for o in game.queued("wei")] == ["move", "hold"]
+    end_month(game)
+    unit = game.state().units[levy.id]
+    assert unit.tile == (3, 4) and unit.fortified and unit.standing is None
+
+
+# --- OPEN-72: the month end's order -----------------------------------------------------------------------------
+
+
+def test_open_72_turn_040_kingdoms_in_rotation_then_the_phases_in_the_default_order(monkeypatch) -> None:
+    """OPEN-72, TURN-040: each kingdom's slot in the month's rotation (its new then standing orders) comes first;
+    then, once each: the bandit garrison's strike, towers, production (upkeep, desertion, queues), camps and
+    granaries (troops eat, rations, people eat, happiness), growth and land, hunger, blockades and repairs,
+    militia, unrest, spies, wagons, border expulsion, folding, morale, new generals, victory, map memory."""
+    from kingdoms.engine import month as mon
+    from kingdoms.engine.registry import PHASE_SLOTS, PHASES, load_areas
+
+    load_areas()
+    expected = ("bandits", "towers", "production", "camps", "grain", "growth", "hunger", "blockade", "militia",
+                "unrest", "spies", "wagons", "borders", "folding", "morale", "generals", "victory", "memory")
+    assert PHASE_SLOTS == expected
+    calls: list[str] = []
+    real_kingdom = mon.run_kingdom
+    monkeypatch.setattr(mon, "run_kingdom", lambda ctx, k, orders: (calls.append(k), real_kingdom(ctx, k, orders)))
+    for slot in PHASE_SLOTS:
+        wrapped = [lambda ctx, fn=fn, slot=slot: (calls.append(slot), fn(ctx)) for fn in PHASES[slot]]
+        monkeypatch.setitem(PHASES, slot, wrapped)
+    state = world()
+    state.rotation = ["shu", "wei"]
+    mon.resolve_month(state, {})
+    assert calls[:2] == ["shu", "wei"]
+    assert list(dict.fromkeys(calls[2:])) == list(expected)
