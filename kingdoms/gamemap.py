@@ -88,7 +88,7 @@ class GameMap:
     @classmethod
     def from_rows(cls, rows: list[str], bridges: list[Tile] | None = None,
                   landmarks: list[Landmark] | None = None) -> GameMap:
-        """Build a map from rows of terrain letters (lower case = river); spaces are ignored.
+        """Build a map from rows of terrain letters (lower case = river, MAP-100); spaces are ignored.
 
         Raises ValueError naming the row and column of the first bad letter or a ragged row.
         """
@@ -121,6 +121,7 @@ class GameMap:
         return cls(width, height, terrain, river, gm_bridge, tuple(landmarks or ()))
 
     def _label_water(self) -> None:
+        """Number the water bodies; small ones off the map's edge are lakes, the rest sea (MAP-150, OPEN-63)."""
         n = self.width * self.height
         body = np.full(n, -1, dtype=np.int32)
         lakes: list[bool] = []
@@ -198,7 +199,7 @@ class GameMap:
         return ch.lower() if self.river[i] else ch
 
     def is_crossing(self, i: int) -> bool:
-        """An unbridged river tile: crossed in one move, never stopped on (MOVE-270..290)."""
+        """An unbridged river tile: crossed in one move, never stopped on (MOVE-270, MOVE-280, MOVE-290)."""
         return bool(self.river[i] and not self.bridge[i])
 
     def water_class_at(self, q: int, r: int) -> str:

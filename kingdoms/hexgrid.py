@@ -1,4 +1,4 @@
-"""Axial hex coordinates on pointy-top hexes, r growing downward (MAP-010..030).
+"""Axial hex coordinates on pointy-top hexes, r growing downward (MAP-010, MAP-020, MAP-030).
 
 Pure functions on (q, r) tuples; the rectangular map layout lives in gamemap.py.
 """

@@ -35,7 +35,7 @@ TERRAINS: Final = (
     Terrain(4, "M", "mountain", 0, 0, None, 0.0),
     Terrain(5, "~", "water", 1, 0, None, 0.0),
 )
-G, P, F, H, M, W = range(6)
+G, P, F, H, M, W = range(6)  # MAP-040, MAP-050, MAP-060, MAP-070, MAP-080, MAP-090 (the rows above)
 TERRAIN_BY_LETTER: Final = {t.letter: t for t in TERRAINS}
 RIVER_FOOD_BONUS: Final = 1  # MAP-110
 FARM_FOOD_BONUS: Final = 1  # BUILD-080
@@ -45,7 +45,7 @@ WATER_GROWTH: Final = {"fresh": 1.0, "coast": 0.6, "dry": 0.2}
 LAKE_MAX_TILES: Final = 12  # OPEN-63
 
 # --- Cities (CITY-*) ----------------------------------------------------------------------------------
-CAPITAL_PEOPLE: Final = 15_000
+CAPITAL_PEOPLE: Final = 15_000  # CITY-010
 PEOPLE_PER_WORKED_TILE: Final = 3_000
 CENTRE_MIN_FOOD: Final = 2
 CENTRE_MIN_PROD: Final = 1
@@ -92,7 +92,7 @@ COLONIST_GRAIN: Final = 20
 COLONIST_MIN_MONTHS: Final = 5
 
 # --- Buildings and improvements (BUILD-010..110) -------------------------------------------------------
-BUILDINGS: Final = {"palisade": 10, "walls": 25, "forge": 80, "stable": 60, "barracks": 25}
+BUILDINGS: Final = {"palisade": 10, "walls": 25, "forge": 80, "stable": 60, "barracks": 25}  # BUILD-010
 IMPROVEMENTS: Final = {"farm": 15, "granary": 20, "workshop": 20}
 IMPROVEMENT_TERRAIN: Final = {"farm": (G, P), "granary": (G, P), "workshop": (F, H)}
 UNIQUE_IMPROVEMENTS: Final = ("granary", "workshop")
@@ -134,21 +134,21 @@ class UnitType:
 UNITS: Final = {
     u.name: u
     for u in (
-        UnitType("levy", 5, True, 1.0, 1.0, 0.0, 0, 3, None, "troop", 500),
-        UnitType("spearman", 8, True, 1.0, 1.3, 0.0, 0, 3, "barracks", "troop", 500),
-        UnitType("archer", 7, True, 0.6, 1.0, 1.0, 2, 3, "barracks", "troop", 500),
-        UnitType("cavalry", 16, True, 2.0, 1.2, 0.0, 0, 5, "stable", "troop", 500),
-        UnitType("heavy_infantry", 14, True, 1.5, 1.5, 0.0, 0, 3, "forge", "troop", 500),
-        UnitType("catapult", 80, True, 0.3, 0.7, 0.3, 3, 2, "workshop", "troop", 100),
-        UnitType("colonists", 100, False, 0.0, 0.0, 0.0, 0, 3, None, "civilian"),
-        UnitType("wagon", 0, False, 0.0, 0.0, 0.0, 0, 3, None, "civilian"),
-        UnitType("scout", 10, False, 0.0, 0.0, 0.0, 0, 7, None, "agent"),
-        UnitType("spy", 10, False, 0.0, 0.0, 0.0, 0, 6, None, "agent"),
+        UnitType("levy", 5, True, 1.0, 1.0, 0.0, 0, 3, None, "troop", 500),  # RECRUIT-030
+        UnitType("spearman", 8, True, 1.0, 1.3, 0.0, 0, 3, "barracks", "troop", 500),  # RECRUIT-040
+        UnitType("archer", 7, True, 0.6, 1.0, 1.0, 2, 3, "barracks", "troop", 500),  # RECRUIT-050, OPEN-28
+        UnitType("cavalry", 16, True, 2.0, 1.2, 0.0, 0, 5, "stable", "troop", 500),  # RECRUIT-060
+        UnitType("heavy_infantry", 14, True, 1.5, 1.5, 0.0, 0, 3, "forge", "troop", 500),  # RECRUIT-070
+        UnitType("catapult", 80, True, 0.3, 0.7, 0.3, 3, 2, "workshop", "troop", 100),  # RECRUIT-100, OPEN-28
+        UnitType("colonists", 100, False, 0.0, 0.0, 0.0, 0, 3, None, "civilian"),  # RECRUIT-010
+        UnitType("wagon", 0, False, 0.0, 0.0, 0.0, 0, 3, None, "civilian"),  # RECRUIT-020
+        UnitType("scout", 10, False, 0.0, 0.0, 0.0, 0, 7, None, "agent"),  # RECRUIT-080
+        UnitType("spy", 10, False, 0.0, 0.0, 0.0, 0, 6, None, "agent"),  # RECRUIT-090
     )
 }
 FIGHTING_TYPES: Final = tuple(n for n, u in UNITS.items() if u.fighting)
 RECRUITABLE: Final = FIGHTING_TYPES + ("colonists", "scout", "spy")
-MAX_TROOP_MEN: Final = 20_000
+MAX_TROOP_MEN: Final = 20_000  # RECRUIT-230 (and each type's min_men)
 FOLD_BELOW: Final = 300  # MOVE-260
 BREAK_UP_BELOW: Final = 100  # COMBAT-250
 ENGINE_CREW: Final = 100

@@ -702,7 +702,7 @@ def build_state(scenario: Scenario, seed: int) -> GameState:
         for kd in scn.kingdoms
     }
     state = GameState(seed=seed, month=month, kingdoms=kingdoms, map=gm, last_month=scn.months)
-    for kd in kingdoms.values():  # OPEN-69: capital, levies and their general
+    for kd in kingdoms.values():  # OPEN-69: capital, levies and their general; no scout or spy (RECRUIT-240)
         capital = _found(state, scn, kd.id, kd.landing, rd.CAPITAL_PEOPLE, rd.START_GRAIN, capital=True)
         capital.militia = float(rd.full_militia(capital.people, True, month))
         troop = _add_unit(state, kd.id, rd.START_TROOP_TYPE, kd.landing, rd.START_TROOP_MEN,
@@ -710,7 +710,7 @@ def build_state(scenario: Scenario, seed: int) -> GameState:
         _add_general(state, kd, kd.general_names[0], troop)
     _found_ruin(state, scn)
     _apply_overrides(state, scn)
-    for a, b in scn.wars:
+    for a, b in scn.wars:  # every pair starts at peace unless the scenario says otherwise (DIPLO-010)
         pair = sorted((a, b))
         if pair not in state.wars:
             state.wars.append(pair)

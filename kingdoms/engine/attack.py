@@ -341,7 +341,10 @@ def _attacker(ctx: MonthContext, kingdom: str, order: Any) -> Unit:
 
 
 def _check_peace(ctx: MonthContext, kingdom: str, target: Target, order: Any) -> bool:
-    """True when the attack is a surprise on a kingdom at peace; refuses one without surprise (DIPLO-060)."""
+    """True when the attack is a surprise on a kingdom at peace; refuses one without surprise (DIPLO-060).
+
+    Until it is carried out the target's land stays closed (DIPLO-070: its approach runs outside it), unless a
+    declare_war listed before it ran first (DIPLO-080)."""
     state = ctx.state
     if state.at_war(kingdom, target.owner):
         return False
@@ -447,7 +450,9 @@ def run_attack(ctx: MonthContext, kingdom: str, order: Any) -> str:
 
 
 def _strike(ctx: MonthContext, unit: Unit, target: Target, surprise: bool) -> str:
-    """Make the attack now, from where the troop stands: spend its moves, then fight (COMBAT-010, COMBAT-290)."""
+    """Make the attack now, from where the troop stands: spend its moves, then fight (COMBAT-010, COMBAT-290).
+
+    A surprise attack starts the war here, when carried out, never when given (DIPLO-090)."""
     from kingdoms.engine.diplomacy import start_war
 
     left = ctx.moves(unit)
@@ -923,7 +928,9 @@ def _check_pillage_order(ctx: MonthContext, kingdom: str, order: Any) -> None:
 
 @verb("pillage", check=_check_pillage_order)
 def run_pillage(ctx: MonthContext, kingdom: str, order: Any) -> str:
-    """pillage unit=ID to=q,r: destroy an enemy improvement here or beside; it is the troop's attack (BUILD-150..190)."""
+    """pillage unit=ID to=q,r: destroy an enemy improvement here or beside, on a tile the owner does not guard
+    (BUILD-160), at war only (DIPLO-150); it is the troop's one attack and takes nothing (BUILD-170); the owner
+    is told at once (BUILD-190)."""
     unit, city, imp = _check_pillage(ctx, kingdom, order)
     tile = (imp.q, imp.r)
     city.improvements.remove(imp)

@@ -223,10 +223,10 @@ def _complete(ctx: MonthContext, city: City, entry: QueueEntry) -> None:
     if item in rd.BUILDINGS:
         if item not in city.buildings:
             city.buildings.append(item)
-        if item == "palisade":  # BUILD-020: walls 40 at once
+        if item == "palisade":  # BUILD-020, SIEGE-030: walls 40 at once
             city.walls = max(city.walls, float(rd.PALISADE_WALLS))
             city.walls_max = max(city.walls_max, float(rd.PALISADE_WALLS))
-        elif item == "walls":  # BUILD-030: the ceiling rises to 100; the sieges' repairs raise walls +5 a month
+        elif item == "walls":  # BUILD-030, SIEGE-030: the ceiling rises to 100; repairs raise walls +5 a month
             city.walls_max = max(city.walls_max, float(rd.STONE_WALLS_MAX))
         text = f"{where} has finished its {item}."
     elif item in rd.IMPROVEMENTS:
@@ -333,7 +333,8 @@ def beside_city_tile(state: GameState, city: City, slot: str) -> Tile | None:
 
 def recruit_plan(ctx: MonthContext, city: City, unit_type: str, men: int) -> list[tuple[Unit | Tile, int]] | None:
     """Where a batch goes: joining a same-type troop in the city (up to 20,000), the rest as a new troop in the
-    city if it holds none, else beside it (RECRUIT-150, OPEN-35, OPEN-54). None when it has nowhere to go."""
+    city if it holds none, else beside it (RECRUIT-150, OPEN-35, OPEN-54). None when it has nowhere to go.
+    Recruits of its type are one of the two ways a garrison grows (SIEGE-090; merging is the other)."""
     state = ctx.state
     slot = slot_of_type(unit_type)
     here = sorted(state.units_at(city.q, city.r), key=lambda u: u.id)
@@ -434,7 +435,8 @@ def _recruit(ctx: MonthContext, city: City, entry: QueueEntry, pool: float,
 
 def _colonists(ctx: MonthContext, city: City, entry: QueueEntry, pool: float) -> tuple[float, str | None, bool]:
     """Colonists soak up production to 100 and are ready after 5 months at the head, with 20 dan and 6,500 people
-    in the city (CITY-390..410, OPEN-24, OPEN-101). Returns (pool, why they wait, whether they are done)."""
+    in the city (CITY-390, CITY-400, CITY-410, OPEN-24, OPEN-101): they take 5,000 people and carry the 20 dan.
+    Returns (pool, why they wait, whether they are done)."""
     state = ctx.state
     led = ledger(city, ctx.month)
     price = eco.item_price("colonists")
@@ -497,7 +499,10 @@ def grain_phase(ctx: MonthContext) -> None:
 
 
 def feed_city(ctx: MonthContext, city: City, board: eco.Board, from_camps: set[int]) -> None:
-    """One city's grain order (CITY-110): harvest, troops on its land, their rations, its people; then happiness."""
+    """One city's grain order (CITY-110): harvest, troops on its land, their rations, its people; then happiness.
+
+    Each city's granary is its own (SUPPLY-020): it feeds only the troops on its land, blockaded or not
+    (SUPPLY-300); grain reaches another city only by wagon (SUPPLY-050, supply.py)."""
     state = ctx.state
     led = ledger(city, ctx.month)
     f = eco.frame(state, city, board)

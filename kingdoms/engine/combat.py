@@ -129,7 +129,7 @@ def fighter_for(state: GameState, unit: Unit, role: str, vs: Unit | str | None, 
     vs_type = _vs_type(vs)
     holding = in_city_defence or holds_city(state, unit, tile)
     q = unit_factor(unit) * gen.general_bonus(state, unit, holding)
-    if role == "attack":
+    if role == "attack":  # the attack stat against the defence stat (OPEN-10), counters on attack (COMBAT-110)
         q *= spec.attack * rd.COUNTERS.get((unit.type, vs_type), 1.0)
     elif role == "shoot":
         q *= spec.ranged * rd.COUNTERS.get((unit.type, vs_type), 1.0)
@@ -143,6 +143,7 @@ def fighter_for(state: GameState, unit: Unit, role: str, vs: Unit | str | None, 
             q *= spec.ranged * (1.0 + terrain)
         elif in_city_defence:
             field_sum = terrain + (rd.FORTIFY_BONUS if unit.fortified else 0.0)
+            # spearmen x1.5 against cavalry in a city, on top of the cavalry's x0.75 (COMBAT-120, OPEN-8)
             spear = rd.SPEAR_VS_CAVALRY_CITY if unit.type == "spearman" and vs_type == "cavalry" else 1.0
             q *= spec.defence * (1.0 + field_sum) * spear
         else:
@@ -170,7 +171,7 @@ def weights(a_men: float, b_men: float) -> tuple[float, float]:
 
 
 def melee(att: Fighter, dfn: Fighter, flank: float = 1.0) -> ExchangeResult:
-    """One melee: each side loses 20% x the other's weight x sqrt(other's quality / own) (COMBAT-070).
+    """One melee: each side loses 20% x the other's weight x sqrt(other's quality / own) (COMBAT-060, COMBAT-070).
 
     `flank` multiplies the defender's losses only (COMBAT-130). Losses are whole men, at most the men there.
     """
@@ -406,12 +407,14 @@ def scout_attacked(ctx: MonthContext, scout: Unit, attacker: Unit) -> str:
 
 
 def civilians_of(state: GameState, tile: Tile, owner: str) -> list[Unit]:
-    """`owner`'s civilian units (colonists, wagons) on `tile`, in id order: what falls with a beaten escort (MOVE-140)."""
+    """`owner`'s civilian units (colonists, wagons) on `tile`, in id order: what falls with a beaten escort (MOVE-130, MOVE-140)."""
     return [o for o in sorted(state.units_at(*tile), key=lambda u: u.id) if o.owner == owner and slot_of(o) == CIVILIAN]
 
 
 def civilians_lost(ctx: MonthContext, tile: Tile, loser: str, by_unit: Unit) -> list[str]:
     """Unescorted civilians of `loser` on `tile` fall to `by_unit`: colonists destroyed, wagons captured (MOVE-140).
+    Escorted ones fall only with their escort (MOVE-130); an escort guards against attacks, not return fire
+    on its own siege train (MOVE-160).
 
     Bandits never take civilians (OPEN-2).
     """

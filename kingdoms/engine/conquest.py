@@ -107,7 +107,7 @@ def _hand_over(ctx: MonthContext, city: City, old: str, new: str) -> list[Unit]:
 
 
 def pass_to_bandits(ctx: MonthContext, city: City, reason: str) -> bool:
-    """The city goes over to the bandits: its owner's troops inside are lost, grain and store burn (OPEN-19).
+    """The city goes over to the bandits: its owner's troops inside are lost, grain and store burn (OPEN-19, BANDIT-080).
 
     Returns False (and changes nothing) for a city the bandits already hold or a living kingdom's capital,
     which never revolts (CITY-200). `reason` completes the sentence "... goes over to the bandits: <reason>".

@@ -27,7 +27,10 @@ def resolve_kingdom(state: GameState, name: str) -> str | None:
 
 
 def start_war(ctx: MonthContext, a: str, b: str, how: str) -> None:
-    """Open war between a and b and announce it to every kingdom (DIPLO-050, DIPLO-130)."""
+    """Open war between a and b and announce it to every kingdom (DIPLO-050, DIPLO-130).
+
+    Only declare_war and a surprise attack carried out call it (DIPLO-100); nothing ever ends a war (DIPLO-120),
+    and kingdoms deal with each other through no other act (DIPLO-140)."""
     pair = sorted((a, b))
     if pair in ctx.state.wars:
         return

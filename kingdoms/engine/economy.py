@@ -280,7 +280,8 @@ def capacity_of(f: CityFrame) -> int:
 def production_of(f: CityFrame, worked: Iterable[int], focus: str) -> int:
     """round((centre + worked production + workshop) x size bonus x focus x 1.5), at least 1, +8 court (CITY-230).
 
-    Workshop bonus when working: 1 + 12% of the base production collected (OPEN-46); halves round up (OPEN-45).
+    The size bonus grows with the square root of the people: one big city outproduces the same land and people
+    split (CITY-250). Workshop bonus when working: 1 + 12% of the base production collected (OPEN-46); halves round up (OPEN-45).
     """
     base = f.prod(f.centre) + sum(f.prod(i) for i in worked)
     bonus = rd.WORKSHOP_FLAT + rd.WORKSHOP_SHARE * base if f.working("workshop") else 0.0
@@ -290,7 +291,7 @@ def production_of(f: CityFrame, worked: Iterable[int], focus: str) -> int:
 
 
 def granary_capacity(city: City) -> int:
-    """Granary capacity: 300 dan, or 600 with a granary improvement, working or not (CITY-100, BUILD-140)."""
+    """Granary capacity: 300 dan, or 600 with a granary improvement, working or not (CITY-100, BUILD-090, BUILD-140)."""
     return rd.GRANARY_CAP_IMPROVED if any(imp.kind == "granary" for imp in city.improvements) else rd.GRANARY_CAP
 
 
@@ -422,7 +423,8 @@ def claim_pick(state: GameState, city: City, tiles: Iterable[int], people: int, 
 
 
 def item_price(item: str, men: int = 0) -> float:
-    """Production price of a queue item: troops per 1,000 men (RECRUIT-130), the rest flat (BUILD-010..100)."""
+    """Production price of a queue item: troops per 1,000 men (RECRUIT-130), the rest flat (BUILD-010..100);
+    production pays for everything a city builds or raises (CITY-260)."""
     if item in rd.BUILDINGS:
         return float(rd.BUILDINGS[item])
     if item in rd.IMPROVEMENTS:

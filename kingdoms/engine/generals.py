@@ -320,7 +320,9 @@ def _check_assign(ctx: MonthContext, kingdom: str, order) -> None:
 
 @verb("assign_general", check=_check_assign)
 def run_assign_general(ctx: MonthContext, kingdom: str, order) -> str:
-    """assign_general general=ID unit=ID: he takes the troop at once; its old general takes his old post (GEN-030, GEN-040)."""
+    """assign_general general=ID unit=ID: he takes the troop at once; its old general takes his old post (GEN-030, GEN-040).
+
+    A troop has one general at most (GEN-010)."""
     _check_assign(ctx, kingdom, order)
     state = ctx.state
     general = state.generals[order.general_id]

@@ -79,7 +79,9 @@ def founding_ring(state: GameState, q: int, r: int) -> list[int]:
 
 def found_city(state: GameState, owner: str, q: int, r: int, people: int, grain: float, *,
                name: str | None = None, founder: str | None = None, capital: bool = False) -> City:
-    """Create a city on (q, r) with its founding ring; the name comes from the owner's list when not given."""
+    """Create a city on (q, r) with its founding ring; the name comes from the owner's list when not given.
+
+    A new city has no walls (SIEGE-010): durability 0 until a palisade is built."""
     kd = state.kingdoms.get(owner)
     if name is None:
         if kd is None:

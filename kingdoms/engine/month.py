@@ -1,6 +1,6 @@
 """Resolving a month and checking orders at issue time, over the verbs and phases in the registry.
 
-`resolve_month` is the whole month end (TURN-030, TURN-040, OPEN-72): each kingdom in the month's rotation
+`resolve_month` is the whole month end (TURN-020, TURN-030, TURN-040, OPEN-72): each kingdom in the month's rotation
 runs its new orders in written order, then its standing orders; then the global phases run in their
 slots; then the month advances and the rotation shifts by one (OPEN-73).
 `check_orders` is the issue-time check (TURN-050, TURN-170): it runs the kingdom's queued orders and the
@@ -48,7 +48,10 @@ def order_units(order: Any) -> list[int]:
 
 
 def run_order(ctx: MonthContext, kingdom: str, order: Any) -> str:
-    """Carry out one order now; returns its one-line result or raises OrderFailed."""
+    """Carry out one order now; returns its one-line result or raises OrderFailed.
+
+    A unit may take several orders a month, each with the moves left (TURN-080, TURN-090); a later one ends any
+    standing order an earlier one left (TURN-150) — nothing takes a queued order back (OPEN-79)."""
     rule = VERBS.get(order.action)
     if rule is None:
         raise OrderFailed("not_available", f"{order.action} is not part of this game yet")

@@ -93,7 +93,7 @@ def _last_stop(g: Ground, route: Route, upto: int) -> int:
 
 
 def march(ctx: MonthContext, unit: Unit, goal: Goal, *, mode: str = "move", ground: Ground | None = None) -> March:
-    """March `unit` toward `goal` with the moves it has left this month (MOVE-020..070, TURN-160).
+    """March `unit` toward `goal` with the moves it has left this month (MOVE-020..070, TURN-160, MOVE-310).
 
     The ideal route ignores own units (MOVE-040); if its month ends on one, the march steps on to the next free
     tile of the route (MOVE-050) or, held up, takes the best route round own troops when that costs at most a
@@ -424,9 +424,10 @@ def run_hold(ctx: MonthContext, kingdom: str, order: Any) -> str:
 
 
 def merge_units(ctx: MonthContext, unit: Unit, target: Unit) -> str:
-    """`unit` joins `target`: men add up, XP, morale and hunger average by men, rations add up (MOVE-180..220).
+    """`unit` joins `target`: men add up, XP, morale and hunger average by men (MOVE-220), rations add up
+    (MOVE-180..220).
 
-    The joined troop keeps its general; the joiner's leaves for the nearest post (GEN-060) unless the joined
+    The joined troop keeps its general (MOVE-210); the joiner's leaves for the nearest post (GEN-060) unless the joined
     troop has none. The merged troop moves and strikes no further this month (OPEN-4) and counts as having
     attacked if either had (MOVE-200).
     """

@@ -220,7 +220,8 @@ def assault_city(ctx: MonthContext, unit: Unit, city: City) -> str:
     (it never breaks, COMBAT-210), else the standing militia (breaks on losses alone). Defenders fight at the
     walls from before the assault (OPEN-13); flanking counts only below walls 40 (COMBAT-140). The city falls
     when the walls are 0 after battering and the assault beat the militia (25%+ lost or none left) without
-    breaking itself (SIEGE-180, OPEN-100); the troop then advances into it.
+    breaking itself (SIEGE-180, OPEN-100); the troop then advances into it. A garrison destroyed leaves the
+    militia to be beaten by a later assault (SIEGE-190).
     """
     state = ctx.state
     if not unit.spec.fighting or unit.spec.shooter:
@@ -306,8 +307,11 @@ def capture_city(ctx: MonthContext, city: City, captor: str, by_unit: Unit | Non
     The store is credited once to the captor's capital (OPEN-1). The loser's spies inside are captured, its
     generals waiting there captured or escape (GEN-090), its siege trains, colonists and agents inside destroyed
     and its wagons taken (OPEN-60). A city the captor did not found becomes restless (CONQ-020, OPEN-17); it is a
-    capture when it was taken from a rival kingdom (VIC-050). The assaulting troop advances into it (COMBAT-150;
-    its moves are left to the attack verb). If it was the loser's capital, the loser is eliminated (VIC-030).
+    capture when it was taken from a rival kingdom (VIC-050); a city the captor founded is neither restless nor
+    a capture (CONQ-070, VIC-070). It keeps its land and improvements (CITY-380, BUILD-130) and its grain
+    (SUPPLY-210), loses its queue (BUILD-240) and starts at happiness 100 (CITY-210, CONQ-080). The assaulting
+    troop advances into it (COMBAT-150; its moves are left to the attack verb). If it was the loser's capital,
+    the loser is eliminated (VIC-030, CONQ-100).
     """
     from kingdoms.engine import intel
 
@@ -380,7 +384,8 @@ def tower_targets(state: GameState, city: City, shooters: set[int]) -> list[Unit
 
 
 def fire_towers(ctx: MonthContext) -> None:
-    """Every walled city's towers kill 2% x durability/100 of each target, at the walls left after the volleys."""
+    """Every walled city's towers kill 2% x durability/100 of each target, at the walls left after the volleys;
+    a city without walls has no towers (SIEGE-040), and they strike only enemies at war or bandits (SIEGE-220)."""
     state = ctx.state
     for city in sorted(state.cities.values(), key=lambda c: c.id):
         if city.walls <= 0:
@@ -428,7 +433,8 @@ def blockade_threshold(state: GameState, city: City) -> int:
 
 
 def is_blockaded(state: GameState, city: City) -> bool:
-    """At least one enemy man, and at least garrison + standing militia, on its land within 2 (SIEGE-150, OPEN-100)."""
+    """At least one enemy man, and at least garrison + standing militia, on its land within 2 (SIEGE-150, OPEN-100);
+    fewer do nothing to the city itself (SIEGE-170)."""
     men = besieging_men(state, city)
     return men >= 1 and men >= blockade_threshold(state, city)
 

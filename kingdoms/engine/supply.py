@@ -195,7 +195,8 @@ def hunger_strength(hunger: float) -> float:
 
 @phase("hunger")
 def hunger_phase(ctx: MonthContext) -> None:
-    """Troops not fully fed by camp or granary eat their rations; whatever is still missing makes them hungry.
+    """Troops not fully fed by camp or granary eat their rations; whatever is still missing makes them hungry
+    (with no food at all a troop is gone in 3-4 months, SUPPLY-200).
 
     SUPPLY-080, OPEN-93: carried rations cover the shortfall. SUPPLY-180, SUPPLY-190: hunger rises by the share
     missing (back to 0 when fed in full), morale -15 x share, 10% x hunger of the men desert or die.
@@ -502,6 +503,7 @@ def _fill_city(city: City, cargo: float) -> float:
 
 
 def _fill_camp(camp: Camp, cargo: float) -> float:
+    """Put up to `cargo` dan into the camp, never above its 80 (SUPPLY-240); returns what went in."""
     put = min(cargo, max(0.0, rd.CAMP_CAP - camp.grain))
     camp.grain += put
     return put
@@ -530,7 +532,9 @@ def _hand_out(troops: Iterable[Unit], cargo: float) -> dict[int, float]:
 
 
 def unload_wagon(ctx: MonthContext, wagon: Unit) -> list[str]:
-    """Unload a wagon where it stands (SUPPLY-120..140, OPEN-44); returns what went where."""
+    """Unload a wagon where it stands (SUPPLY-120, SUPPLY-130, SUPPLY-140, OPEN-44); returns what went where.
+
+    Sent to a camp's tile it stocks the camp (SUPPLY-260)."""
     state = ctx.state
     parts: list[str] = []
     dest_city = _dest_city(state, wagon)
@@ -564,7 +568,8 @@ def unload_wagon(ctx: MonthContext, wagon: Unit) -> list[str]:
 
 @phase("wagons")
 def wagons_phase(ctx: MonthContext) -> None:
-    """Wagons with no march left unload: city or camp first by destination, then rations; emptied wagons vanish (SUPPLY-110..160)."""
+    """Wagons with no march left unload: city or camp first by destination, then rations; emptied wagons vanish
+    (SUPPLY-110..160); several may unload into one place in a month (SUPPLY-160)."""
     state = ctx.state
     for wagon in sorted((u for u in state.units.values() if u.type == "wagon"), key=lambda u: u.id):
         order = wagon.standing

@@ -15,7 +15,8 @@ from kingdoms.state import City, GameState
 
 
 def counts_as_capture(city: City, kingdom: str) -> bool:
-    """True when `city` is one of `kingdom`'s captures right now (VIC-050..110)."""
+    """True when `city` is one of `kingdom`'s captures right now (VIC-050, VIC-060, VIC-070, VIC-080, VIC-110,
+    BANDIT-070): held by it, and the Ruin or taken by its own assault from a rival that founded it."""
     if city.owner != kingdom or kingdom == rd.BANDITS:
         return False
     return city.is_ruin or city.captured_by == kingdom
@@ -52,7 +53,8 @@ def sole_leader(state: GameState) -> str | None:
 def places(state: GameState) -> dict[str, int]:
     """Finishing place of every kingdom: living ones by captures, then the eliminated by how long they lasted.
 
-    Kingdoms level on captures (or eliminated in the same month) share a place (VIC-200, OPEN-20).
+    Kingdoms level on captures (or eliminated in the same month) share a place (VIC-200, OPEN-20); land and
+    people never count (VIC-020).
     """
     count = captures(state)
     living = state.living()
@@ -113,7 +115,7 @@ def check_last_standing(ctx: MonthContext) -> bool:
 
 
 def update_lead(ctx: MonthContext) -> None:
-    """Advance, start or cancel the lead counter in state.lead (VIC-150..170, OPEN-21); announce changes."""
+    """Advance, start or cancel the lead counter in state.lead (VIC-150, VIC-160, VIC-170, OPEN-21); announce changes."""
     state = ctx.state
     leader = sole_leader(state)
     before = state.lead.get("kingdom")
@@ -138,7 +140,8 @@ def _tally(state: GameState) -> str:
 
 @phase("victory")
 def victory_phase(ctx: MonthContext) -> None:
-    """Month-end victory checks: last standing, the lead counter and its 36th month, the month-160 tally."""
+    """Month-end victory checks: last standing, the lead counter and its 36th month, the month-160 tally taken
+    after that month's orders and battles (VIC-180): most captures wins, level leaders draw (VIC-190)."""
     state = ctx.state
     if state.finished or check_last_standing(ctx):
         return

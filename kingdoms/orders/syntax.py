@@ -468,7 +468,7 @@ def _starts_key(s: str, p: int, greedy: bool) -> bool:
 
 
 def _read_value(s: str, p: int, greedy: bool = False) -> tuple[Any, int]:
-    """Read one value at s[p]: quoted text, JSON/brackets, or a plain run continued over ", " (greedy: over
+    """Read one value at s[p] (TOOLS-200): quoted text, JSON/brackets, or a plain run continued over ", " (greedy: over
     any space up to the next key, for queue lists such as "barracks, heavy infantry:2000")."""
     n = len(s)
     if p >= n:
