@@ -513,8 +513,8 @@ def test_city_250_one_big_city_outproduces_the_same_land_and_people_split_but_gr
     """CITY-250, CITY-230, CITY-240: all forest (2 production a tile), production focus (x1), x1.5:
     one city of 40,000 (size bonus 1.0) working 13 tiles: (2 + 13 x 2) x 1.0 x 1.5 = 42;
     two of 20,000 (bonus sqrt(0.5) = 0.7071) working 6 each: (2 + 12) x 0.7071 x 1.5 = 14.85 -> 15, 30 in all.
-    Land the other way round: a new city takes its 6-tile ring at once (5,000 founders), while a grown city's next
-    tile costs more people each time (OPEN-55: the 7th land tile at 21,600 people, the 8th at more)."""
+    Land the other way round: founders get all 6 ring tiles in their first month (5,000 people), whereas each
+    single tile an older city adds needs a higher head count than its last (OPEN-55: 21,600 people for the 7th)."""
     big = make_state(_forest())
     one = add_city(big, "wei", 4, 4, 40_000, focus="production")
     for i in range(big.map.size):  # its land: every tile within 2 of the centre (19 tiles)
