@@ -14,7 +14,7 @@ from kingdoms.engine.belief import believed_state
 from kingdoms.engine.land import found_city
 from kingdoms.engine.month import check_orders
 from kingdoms.orders.models import Attack, Move
-from kingdoms.views import tile_view
+from kingdoms.views import observe
 from tests.armies import add, corridor, world
 
 
@@ -48,8 +48,9 @@ def test_diplo_020_visible_land_of_an_unseen_city_shows_and_closes_as_its_owners
     too, so a move onto it at peace is refused at once as closed land (not accepted and failed at month end). The
     city itself, out of sight, stays unknown: its tile is not on the believed board."""
     state, city, levy, _target = _lane_at_peace()
-    assert tile_view(state, "wei", 7, 4).holder == "shu"
-    assert tile_view(state, "wei", 8, 4).holder is None  # out of sight
+    obs = observe(state, "wei")
+    assert obs.tile(7, 4).holder == "shu"
+    assert obs.tile(8, 4).holder is None  # out of sight
     board = believed_state(state, "wei")
     assert board.city_at(8, 4) is None
     (verdict,) = check_orders(state, "wei", [], [Move(unit_id=levy.id, to=(7, 4))])

@@ -351,12 +351,13 @@ def test_open_51_the_ruin_remembered_out_of_sight_is_a_known_place_not_a_village
     state.units[scout.id] = scout
     update_memory(state, "wei")
     del state.units[scout.id]
-    view = build_view(state, "wei")
+    obs = observe(state, "wei")
+    view = obs.view
     ruin = next(c for c in view.foreign_cities if c.ruin)
     assert not ruin.in_sight and ruin.size == "village"
     row = render.seen_city_row(view, ruin, render.kingdom_names(view))
     assert "village" not in row and "the Ruin" in row, row
     alone = dataclasses.replace(view, foreign_cities=[ruin], foreign_units=[], foreign_camps=[], reports=[])
-    text = render.briefing(alone, render.BriefingInput(figures=render.own_figures(state, alone, [])))
+    text = render.briefing(alone, render.BriefingInput(figures=obs.figures))
     known = text.split("KNOWN ENEMIES", 1)[1].split("\n\n", 1)[0]
     assert "none in sight or remembered" not in known and ruin.name in known, known

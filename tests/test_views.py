@@ -182,12 +182,13 @@ def test_vic_130_ruin_holder_is_current_where_the_map_remembers_another():
     s.units.clear()
     ruin.owner = "shu"
     memory_phase(ctx_of(s))
-    view = build_view(s, "wei")
+    obs = observe(s, "wei")
+    view = obs.view
     (rec,) = [c for c in view.foreign_cities if c.id == ruin.id]
     assert rec.owner == "shu" and view.ruin.holder == "shu"
-    assert known_city(s, "wei", ruin.id).owner == "shu"
-    got = render.rival_city_text(view, known_city(s, "wei", ruin.id))
-    tile = render.tile_text(s, view, tile_view(s, "wei", 9, 7, view))
+    assert obs.known_city(ruin.id).owner == "shu"
+    got = render.rival_city_text(view, obs.known_city(ruin.id))
+    tile = render.tile_text(obs, obs.tile(9, 7))
     for text in (got, tile):
         assert "Shu Han" in text and "bandits" not in text, text
 
@@ -200,10 +201,10 @@ def test_vic_130_inspect_tile_on_the_ruin_in_month_one_is_not_unexplored():
     s = world(month=1)
     ruin = found_city(s, rd.BANDITS, 9, 7, people=10_000, grain=150, name="The Ruin")
     ruin.is_ruin = True
-    view = build_view(s, "wei")
-    tv = tile_view(s, "wei", 9, 7, view)
+    obs = observe(s, "wei")
+    tv = obs.tile(9, 7)
     assert not tv.explored
-    text = render.tile_text(s, view, tv)
+    text = render.tile_text(obs, tv)
     assert "unexplored" not in text.split("\n")[0] and "The Ruin" in text and "bandits" in text, text
     assert "grassland" not in text
 
