@@ -213,7 +213,8 @@ class Site:
 
 #: Site reports of legal sites by map and flat index. A site passes founding_problem only when it and its six
 #: neighbours are free, so its founding ring is every neighbour on the map and its report (which reads the map
-#: and nothing else then) is the same on every board: worked out once per map, not per briefing.
+#: and nothing else then) is the same on every board: worked out once per map, not per briefing. The map is the
+#: believed one (engine.belief.believed_map: ground never explored planned as grassland), one per explored mask.
 _SITE_MEMO: weakref.WeakKeyDictionary[GameMap, dict[int, eco.SiteReport]] = weakref.WeakKeyDictionary()
 
 
@@ -499,9 +500,10 @@ class Observation:
         for c in view.foreign_cities:  # a remembered city out of sight still blocks its tile and its ring
             if distance((c.q, c.r), (q, r)) <= 1:
                 return None
-        memo = _SITE_MEMO.get(self.map)
+        known = self.believed.map  # the map as the kingdom knows it (unexplored ground planned open): one per
+        memo = _SITE_MEMO.get(known)  # explored mask, the true map once everything is explored
         if memo is None:
-            memo = _SITE_MEMO[self.map] = {}
+            memo = _SITE_MEMO[known] = {}
         rep = memo.get(i)
         if rep is None:
             rep = memo[i] = self.site_report(q, r)
