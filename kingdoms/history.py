@@ -162,11 +162,16 @@ class _Ledger:
             parts.append("open now")
         if resolved:
             outcomes = self.game.store.outcomes(m, self.kingdom)
-            if outcomes:
-                failed = Counter(o["code"] or "failed" for o in outcomes if not o["ok"])
-                done = len(outcomes) - sum(failed.values())
+            mine = [o for o in outcomes if o["position"]]  # the orders given; standing ones are counted apart
+            if mine:
+                failed = Counter(o["code"] or "failed" for o in mine if not o["ok"])
+                done = len(mine) - sum(failed.values())
                 parts.append(f"{done} carried out" + (f", {sum(failed.values())} failed ({_codes(failed)})"
                                                       if failed else ""))
+            standing = [o for o in outcomes if not o["position"]]
+            if standing:
+                ended = sum(1 for o in standing if not o["ok"])
+                parts.append(f"{len(standing) - ended} standing ran on" + (f", {ended} ended" if ended else ""))
         lines = [f"M{m}: " + "; ".join(parts) + "."]
         said = []
         for n in self.notes.get(m, []):

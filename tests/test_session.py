@@ -206,3 +206,22 @@ def test_sizes_and_fast_forward_work_on_a_file_made_before_their_columns(tmp_pat
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
+
+
+def test_tools_130_history_counts_given_and_standing_orders_apart(tmp_path: Path) -> None:
+    """TOOLS-130, TURN-120: month 1 the levy is sent on a long march (one order given); in month 2 nothing is given
+    and the march runs on as a standing order: the digest says so, never "1 carried out" for month 2."""
+    path = tmp_path / "g.sqlite"
+    new_game(path, {"wei": "agent", "shu": "ai:passive"})
+    s = Session(path)
+    try:
+        for orders in ("move unit=2 to=16,15", ""):
+            s.issue("wei", orders, note=None, goal=None, verbose=False, preview=False, end_turn=True, fast_forward=0)
+            s.turn_status("wei")
+        text = s.get_history("wei")
+    finally:
+        s.close()
+    m1 = next(line for line in text.splitlines() if line.startswith("M1: "))
+    m2 = next(line for line in text.splitlines() if line.startswith("M2: "))
+    assert "1 order given" in m1 and "1 carried out" in m1
+    assert "no orders" in m2 and "carried out" not in m2 and "1 standing ran on" in m2, m2
