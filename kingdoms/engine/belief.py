@@ -17,6 +17,7 @@ import numpy as np
 
 from kingdoms import ruledata as rd
 from kingdoms.engine.land import FREE, holder_code
+from kingdoms.engine.pathing import derived_map
 from kingdoms.engine.sight import Sight, hex_to_mask, sight_of
 from kingdoms.engine.visibility import (
     can_see_unit,
@@ -49,6 +50,7 @@ def believed_map(gm: GameMap, explored: np.ndarray) -> GameMap:
         terrain = gm.terrain.copy()
         terrain[unknown] = rd.G
         out = GameMap(gm.width, gm.height, terrain, gm.river & explored, gm.bridge & explored, gm.landmarks)
+        derived_map(out, gm)
         if len(kept) >= _MAPS_KEPT:
             del kept[next(iter(kept))]
         kept[key] = out

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import heapq
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 
 import numpy as np
@@ -104,6 +105,7 @@ class _Net:
     weights: dict[object, bytes]  # heuristic weights per tile, by goal ring or goal set (a few hundred kept)
     landmarks: list[np.ndarray]  # made on first use: distances from and to a few tiles (_landmarks)
     closed: dict[tuple, tuple[bytes, bytes]]  # _closed_land's last few answers
+    plain: bool = False  # a believed map (engine.belief): searched with the plain hex-distance heuristic only
 
     def split(self, crossing: bytearray) -> tuple[tuple[tuple[tuple[int, int], ...], ...],
                                                   tuple[tuple[tuple[int, int, int], ...], ...]]:
@@ -111,6 +113,11 @@ class _Net:
         ordinary ones as (neighbour, cost), river ones as (neighbour, tile straight beyond it, cost)."""
         key = bytes(crossing)
         out = self.splits.get(key)
+        if out is None and self.plain:  # a believed map: rows made when a search first reaches them
+            if len(self.splits) >= 16:
+                del self.splits[next(iter(self.splits))]
+            out = self.splits[key] = (_Rows(lambda u: tuple((v, c) for v, _b, c in self.ways[u] if not key[v])),
+                                      _Rows(lambda u: tuple(w for w in self.ways[u] if key[w[0]])))
         if out is None:
             base = self.splits.get(self.river)
             if base is None or key == self.river:
@@ -131,12 +138,60 @@ class _Net:
         return out
 
 
+class _Rows:
+    """Per-tile rows of a believed map's net, each made on first use (a believed map serves one kingdom-month,
+    and its searches reach a small part of it)."""
+
+    __slots__ = ("_make", "_rows")
+
+    def __init__(self, make: Callable[[int], tuple]) -> None:
+        self._make = make
+        self._rows: dict[int, tuple] = {}
+
+    def __getitem__(self, u: int) -> tuple:
+        row = self._rows.get(u)
+        if row is None:
+            row = self._rows[u] = self._make(u)
+        return row
+
+    def __len__(self) -> int:
+        raise TypeError("a believed map's rows are made one at a time")
+
+
 _NETS: weakref.WeakKeyDictionary[GameMap, _Net] = weakref.WeakKeyDictionary()
+
+
+#: Believed maps (engine.belief.believed_map) and the true map each was made from: they share its layout.
+_BASES: weakref.WeakKeyDictionary[GameMap, GameMap] = weakref.WeakKeyDictionary()
+
+
+def derived_map(gm: GameMap, base: GameMap) -> None:
+    """Mark `gm` as a variant of `base` with the same layout but other terrain (a kingdom's believed map).
+
+    Its net shares the base's layout arrays, and its searches use the plain hex-distance heuristic: a believed
+    map lives for one kingdom-month, too short to pay for landmark tables (the routes are the same either way,
+    the heuristic being consistent; pathing module docstring).
+    """
+    _BASES[gm] = base
 
 
 def net_of(gm: GameMap) -> _Net:
     """The cached plain-Python arrays of a map (the map never changes during a game)."""
     net = _NETS.get(gm)
+    if net is None and gm in _BASES:
+        base = net_of(_BASES[gm])
+        nbr = base.nbr
+        cost = tuple(int(c) for c in gm.move_cost)
+        net = _Net(
+            width=gm.width, nbr=nbr, cost=cost, q=base.q, r=base.r,
+            impassable=(gm.move_cost <= 0).astype(np.uint8).tobytes(),
+            river=(gm.river & ~gm.bridge).astype(np.uint8).tobytes(),
+            ways=_Rows(lambda u: tuple((v, nbr[v][k], max(cost[v], 0)) for k, v in enumerate(nbr[u]) if v >= 0)),
+            max_cost=max(max(cost, default=1), 1), q_arr=base.q_arr, r_arr=base.r_arr,
+            impassable_arr=np.asarray(gm.move_cost <= 0), zeros=base.zeros, splits={}, weights={}, landmarks=[],
+            closed={}, plain=True,
+        )
+        _NETS[gm] = net
     if net is None:
         nbr = tuple(tuple(int(j) for j in row) for row in gm.nbr)
         cost = tuple(int(c) for c in gm.move_cost)
@@ -572,7 +627,7 @@ def _monthly_ok(g: Ground, start: int, full: int, goals: frozenset[int], centre:
     colonists sent into a river (a settled river tile stops crossings over it, so the order would matter).
     """
     net = g.net
-    if full < net.max_cost or (not ghost and 1 in g.own_mask):
+    if net.plain or full < net.max_cost or (not ghost and 1 in g.own_mask):
         return False
     if g.colonists and any(g.crossing[i] for i in goals):
         return False
