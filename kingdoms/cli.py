@@ -1,4 +1,5 @@
-"""The `kingdoms` command: new, info, replay, play, serve, seat, bench, tournament."""
+"""The `kingdoms` command: new, info, replay, play, serve, seat, bench, tournament, view, chronicle, fork,
+scenario check."""
 
 from __future__ import annotations
 
@@ -70,13 +71,15 @@ def cmd_new(args: argparse.Namespace) -> int:
         raise SystemExit(f"kingdoms: {exc}") from exc
     seats = [{"kingdom": k, "name": kd.name, "ruler": kd.ruler, "controller": controllers[k], "token": tokens[k]}
              for k, kd in state.kingdoms.items()]
+    spectator = game.new_spectator_token()
     game.play_ai_seats()
     if args.json:
-        print(json.dumps({"game": str(out), "seats": seats}))
+        print(json.dumps({"game": str(out), "seats": seats, "spectator_token": spectator}))
     else:
         print(f"game {out}  (scenario {label}, seed {seed}, month {state.month})")
         for s in seats:
             print(f"  {s['kingdom']:<10} {s['name']:<16} {s['ruler']:<14} {s['controller']:<12} token {s['token']}")
+        print(f"  spectator token {spectator}  (the /watch page of `kingdoms serve --http`: everything, months over)")
         print(f"serve a seat:  KINGDOMS_SEAT=TOKEN kingdoms serve {out}")
     game.close()
     return 0
@@ -150,6 +153,111 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return bench_main(args)
 
 
+def _kingdom(game: Game, text: str | None) -> str | None:
+    """A kingdom named by id, name or ruler (case-insensitive), or None; SystemExit naming the choices."""
+    if text is None:
+        return None
+    state = game.state()
+    for kid, kd in state.kingdoms.items():
+        if text.strip().casefold() in (kid.casefold(), kd.name.casefold(), kd.ruler.casefold()):
+            return kid
+    raise SystemExit(f"kingdoms: no kingdom {text!r}; kingdoms: {', '.join(state.kingdoms)}")
+
+
+def cmd_view(args: argparse.Namespace) -> int:
+    """Write the replay page of a game (the spectator's and every kingdom's view, or --kingdom's alone)."""
+    from kingdoms.viewer import SpectatorRefused, write_view
+
+    game = _open(args.game)
+    try:
+        kingdom = _kingdom(game, args.kingdom)
+        out = Path(args.out) if args.out else Path(args.game).with_suffix(f".{kingdom}.html" if kingdom else ".html")
+        try:
+            done = write_view(game, out, kingdom)
+        except SpectatorRefused as exc:
+            raise SystemExit(f"kingdoms view: {exc} (--kingdom K)") from exc
+    finally:
+        game.close()
+    print(f"replay page: {done.path} ({done.size:,} bytes, {done.seconds:.1f} s)")
+    return 0
+
+
+def cmd_chronicle(args: argparse.Namespace) -> int:
+    """Write a chronicle as Markdown: the spectator's of a finished game, or one kingdom's."""
+    from kingdoms.viewer import SpectatorRefused, write_chronicle
+
+    game = _open(args.game)
+    try:
+        kingdom = _kingdom(game, args.kingdom)
+        out = Path(args.out) if args.out else Path(args.game).with_suffix(
+            f".{kingdom}.chronicle.md" if kingdom else ".chronicle.md")
+        try:
+            done = write_chronicle(game, out, kingdom)
+        except SpectatorRefused as exc:
+            raise SystemExit(f"kingdoms chronicle: {exc} (--kingdom K)") from exc
+    finally:
+        game.close()
+    print(f"chronicle: {done.path} ({done.words:,} words)")
+    return 0
+
+
+def cmd_fork(args: argparse.Namespace) -> int:
+    """Fork a game at a month: its months up to there, new seats (and seed) from there on."""
+    from kingdoms.fork import fork_game
+
+    source = _open(args.game)
+    try:
+        seats = {s["kingdom"]: s["controller"] for s in source.seats()}
+        given = _controllers(args.seat, list(seats), "")
+        controllers = {k: given[k] or seats[k] for k in seats}
+        forked = fork_game(source, args.month, Path(args.out), controllers, seed=args.seed)
+    except GameError as exc:
+        raise SystemExit(f"kingdoms fork: {exc}") from exc
+    finally:
+        source.close()
+    game = forked.game
+    print(f"fork {args.out} of {args.game} at month {forked.month}" + (f", new seed {args.seed}" if args.seed is not None
+                                                                     else ""))
+    for s in game.seats():
+        print(f"  {s['kingdom']:<10} {s['name']:<16} {s['controller']:<12} token {forked.tokens[s['kingdom']]}")
+    print(f"  spectator token {forked.spectator}")
+    if args.play:
+        if any(not s["controller"].startswith("ai") for s in game.seats()):
+            game.close()
+            raise SystemExit("kingdoms fork --play: every seat must be an AI; serve agents with `kingdoms serve`")
+        from kingdoms.play import play_out
+
+        try:
+            return play_out(game, quiet=args.quiet)
+        finally:
+            game.close()
+    game.play_ai_seats()
+    game.close()
+    print(f"play on:  kingdoms serve {args.out} --http   (or --seat TOKEN)")
+    return 0
+
+
+def cmd_scenario_check(args: argparse.Namespace) -> int:
+    """Validate a scenario file and write its month-1 map as a preview page."""
+    from kingdoms.scenario import ScenarioError, build_state, resolve_scenario
+    from kingdoms.viewer import preview_record, write_page
+
+    try:
+        scenario = resolve_scenario(args.file)
+        state = build_state(scenario, args.seed)
+    except ScenarioError as exc:
+        print(f"kingdoms scenario check: {exc}", file=sys.stderr)
+        return 1
+    out = Path(args.out) if args.out else Path(args.file).with_suffix(".preview.html")
+    size = write_page([preview_record(state, scenario.name)], out, preview=True)
+    gm = state.map
+    print(f"scenario ok: {scenario.name}: a {gm.width} by {gm.height} map, {len(state.kingdoms)} kingdoms "
+          f"({', '.join(kd.name for kd in state.kingdoms.values())}), {len(state.cities)} cities, "
+          f"{len(state.units)} units, {len(gm.landmarks)} landmarks")
+    print(f"preview: {out} ({size:,} bytes)")
+    return 0
+
+
 def _open(path: str) -> Game:
     try:
         return Game.open(path)
@@ -205,6 +313,33 @@ def build_parser() -> argparse.ArgumentParser:
 
     seat_arguments(p)
     p.set_defaults(fn=cmd_seat)
+    p = sub.add_parser("view", help="write one self-contained HTML replay page of a game")
+    p.add_argument("game")
+    p.add_argument("--out", metavar="FILE.html", help="where to write it (default: next to the game file)")
+    p.add_argument("--kingdom", metavar="K", help="only this kingdom's view (what it saw), for sharing with its player")
+    p.set_defaults(fn=cmd_view)
+    p = sub.add_parser("chronicle", help="write a game's chronicle as Markdown (the spectator's, or --kingdom's)")
+    p.add_argument("game")
+    p.add_argument("--out", metavar="FILE.md")
+    p.add_argument("--kingdom", metavar="K", help="the chronicle of what this kingdom knew")
+    p.set_defaults(fn=cmd_chronicle)
+    p = sub.add_parser("fork", help="a new game file sharing a game's months 1..N, with new seats from month N")
+    p.add_argument("game")
+    p.add_argument("--month", type=int, required=True, metavar="N", help="the month the fork opens at")
+    p.add_argument("--out", required=True, metavar="NEW", help="path of the new game file")
+    p.add_argument("--seat", action="append", default=[], metavar="KINGDOM=CONTROLLER",
+                   help="who rules a kingdom in the fork (default: as in the original; repeatable)")
+    p.add_argument("--seed", type=int, help="a new seed for the rolls of month N on (default: the original's)")
+    p.add_argument("--play", action="store_true", help="play the fork to its end now (AI seats only)")
+    p.add_argument("--quiet", action="store_true", help="with --play: no progress bar")
+    p.set_defaults(fn=cmd_fork)
+    p = sub.add_parser("scenario", help="scenario tools: check FILE")
+    scn = p.add_subparsers(dest="scenario_command", required=True)
+    p = scn.add_parser("check", help="validate a scenario and write its month-1 map as a preview page")
+    p.add_argument("file", help="a .toml scenario file or a scenario name")
+    p.add_argument("--out", metavar="FILE.html", help="where to write the preview (default: FILE.preview.html)")
+    p.add_argument("--seed", type=int, default=1, help="seed for the month-1 set-up (default 1)")
+    p.set_defaults(fn=cmd_scenario_check)
     p = sub.add_parser("bench", help="play fixed-seed games and print speed and size figures")
     p.add_argument("--json", action="store_true", help="one JSON object on stdout")
     p.add_argument("--quick", action="store_true", help="shorter runs (for smoke tests)")

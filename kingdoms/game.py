@@ -7,6 +7,7 @@ ended it (or its deadline passed, OPEN-78), lets AI seats play, and replays a ga
 
 from __future__ import annotations
 
+import hmac
 import json
 import secrets
 import time
@@ -23,7 +24,7 @@ from kingdoms.gamemap import GameMap
 from kingdoms.orders.models import ORDER_ADAPTER
 from kingdoms.orders.syntax import OrderError, ParsedOrder, format_order, parse_orders
 from kingdoms.state import GameState
-from kingdoms.storage import GameStore, StorageError
+from kingdoms.storage import GameStore, StorageError, token_digest
 from kingdoms.views.observation import Observation, observe
 
 DEFAULT_DEADLINE_S = 600.0
@@ -136,6 +137,19 @@ class Game:
     def seats(self) -> list[dict[str, Any]]:
         return self.store.seats()
 
+    def new_spectator_token(self) -> str:
+        """Make the game's spectator token (the live /watch page's, everything but only months that are over) and
+        keep only its digest, like the seat tokens; a new one replaces the old."""
+        token = secrets.token_urlsafe(18)
+        self.store.set_meta(spectator_digest=token_digest(token))
+        self.meta["spectator_digest"] = token_digest(token)
+        return token
+
+    def is_spectator(self, token: str | None) -> bool:
+        """True when `token` is the game's spectator token (compared by digest, in constant time)."""
+        digest = self.store.meta_value("spectator_digest")
+        return bool(token and digest) and hmac.compare_digest(token_digest(token.strip()), str(digest))
+
     def controller(self, kingdom: str) -> str:
         for seat in self.seats():
             if seat["kingdom"] == kingdom:
@@ -228,7 +242,7 @@ class Game:
         if state.finished or self.waiting_for():
             return False
         orders = {k: self.queued(k, state.month) for k in state.kingdoms}
-        result = resolve_month(state, orders)
+        result = resolve_month(self.rolled(state), orders)
         nxt = result.state
         events = [{"kind": e.kind, "text": e.text, "audience": e.audience, "data": e.data} for e in result.events]
         outcomes = [{"kingdom": o.kingdom, "position": o.position, "text": o.text, "ok": int(o.ok), "result": o.result,
@@ -238,6 +252,16 @@ class Game:
         if done:
             self._cache[nxt.month] = nxt
         return done
+
+    def rolled(self, state: GameState) -> GameState:
+        """The state a month is resolved from: a fork given a new seed (meta `reseed`: {month, seed}, `kingdoms
+        fork --seed`) resolves that month with it, so every later month carries it; the stored state of the fork
+        month keeps the original's seed and hash."""
+        reseed = self.meta.get("reseed")
+        if reseed and state.month == int(reseed["month"]) and state.seed != int(reseed["seed"]):
+            state = state.clone()
+            state.seed = int(reseed["seed"])
+        return state
 
     def play_ai_seats(self) -> None:
         """Let every AI seat that has not ended the open month give its orders and end it."""
@@ -298,7 +322,7 @@ class Game:
             orders: dict[str, list[Any]] = {k: [] for k in state.kingdoms}
             for row in self.store.accepted_orders(month):
                 orders.setdefault(row["kingdom"], []).append(ORDER_ADAPTER.validate_json(row["parsed"]))
-            state = resolve_month(state, orders).state
+            state = resolve_month(self.rolled(state), orders).state
             checked += 1
             if state.state_hash() != hashes[month + 1]:
                 return month + 1, checked

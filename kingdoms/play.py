@@ -1,4 +1,4 @@
-"""`kingdoms play`: a whole game between AI rulers, a progress bar, the final table and a chronicle file."""
+"""`kingdoms play`: a whole game between AI rulers, a rich progress bar, the final table and the chronicle file."""
 
 from __future__ import annotations
 
@@ -7,46 +7,71 @@ import time
 from pathlib import Path
 from typing import Any
 
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
 from kingdoms.chronicle import write_chronicle
 from kingdoms.game import Game, captures_of
 from kingdoms.ruledata import FIGHTING_TYPES
 from kingdoms.state import GameState
 
 
-def _bar(month: int, last: int, started: float, width: int = 30) -> str:
-    done = min(1.0, month / last)
-    fill = int(done * width)
-    rate = month / max(time.time() - started, 1e-6)
-    return f"[{'#' * fill}{'.' * (width - fill)}] month {month:>3}/{last}  {rate:5.1f} months/s"
+def _console(stream: Any) -> Console:
+    """A console on `stream`; wide enough for the table when it is not a terminal (a pipe, a test)."""
+    tty = bool(getattr(stream, "isatty", lambda: False)())
+    return Console(file=stream, width=None if tty else 110, highlight=False, soft_wrap=not tty)
 
 
 def play_game(state: GameState, label: str, controllers: dict[str, str], out: Path, *, months: int | None = None,
               quiet: bool = False) -> int:
     """Play until the game ends or `months` months have been resolved; print the table and file paths."""
     game, _ = Game.create(out, state, scenario=label, controllers=controllers)
+    try:
+        return play_out(game, months=months, quiet=quiet)
+    finally:
+        game.close()
+
+
+def play_out(game: Game, *, months: int | None = None, quiet: bool = False) -> int:
+    """Let the AI seats of an open game play on (to its end or for `months` months) with a progress bar; print
+    the final table, write the spectator's chronicle and print where the files are."""
+    out = game.store.path
+    state = game.state()
     start = game.month
     last = min(state.last_month, start - 1 + months) if months else state.last_month
-    started = time.time()
-    tty = sys.stderr.isatty()
     total = last - start + 1
-    while not game.finished and game.month <= last:
-        game.play_ai_seats()
-        done = min(game.month - start, total)
-        if not quiet and (tty or done % 20 == 0 or game.finished):
-            sys.stderr.write(("\r" if tty else "") + _bar(done, total, started) + ("" if tty else "\n"))
-            sys.stderr.flush()
-    if not quiet and tty:
-        sys.stderr.write("\n")
+    started = time.time()
+    err = _console(sys.stderr)
+    if quiet:
+        while not game.finished and game.month <= last:
+            game.play_ai_seats()
+    elif err.is_terminal:
+        columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                   TextColumn("{task.fields[rate]:5.1f} months/s"), TimeElapsedColumn())
+        with Progress(*columns, console=err, transient=False) as bar:
+            task = bar.add_task("months", total=total, rate=0.0)
+            while not game.finished and game.month <= last:
+                game.play_ai_seats()
+                done = min(game.month - start + (1 if game.finished else 0), total)
+                bar.update(task, completed=done, rate=done / max(time.time() - started, 1e-6))
+    else:  # not a terminal: a plain line every twenty months
+        while not game.finished and game.month <= last:
+            game.play_ai_seats()
+            done = min(game.month - start, total)
+            if done % 20 == 0 or done == total or game.finished:
+                err.print(f"month {done}/{total}  {done / max(time.time() - started, 1e-6):5.1f} months/s")
     final = game.state()
     elapsed = time.time() - started
-    print(summary_table(final))
+    con = _console(sys.stdout)
+    con.print(summary_table(final))
     chronicle = write_chronicle(game, out.with_suffix(".chronicle.md"))
     played = final.month - start + (1 if final.finished else 0)
-    print(f"\n{played} months in {elapsed:.1f} s. "
-          f"{'Game over: ' + str(final.end_reason) if final.finished else 'Game stopped at month ' + str(final.month)}.")
-    print(f"game file: {out}")
-    print(f"chronicle: {chronicle}")
-    game.close()
+    con.print(f"\n{played} months in {elapsed:.1f} s. "
+              f"{'Game over: ' + str(final.end_reason) if final.finished else 'Game stopped at month ' + str(final.month)}.")
+    con.print(f"game file: {out}", soft_wrap=True)
+    con.print(f"chronicle: {chronicle}", soft_wrap=True)
+    con.print(f"replay page: kingdoms view {out}", soft_wrap=True)
     return 0
 
 
@@ -64,11 +89,14 @@ def kingdom_rows(state: GameState) -> list[dict[str, Any]]:
     return rows
 
 
-def summary_table(state: GameState) -> str:
-    rows = kingdom_rows(state)
-    head = f"{'kingdom':<16} {'ruler':<12} {'result':<10} {'place':>5} {'captures':>8} {'cities':>6} {'people':>9} {'troops':>6} {'men':>7}"
-    lines = [head, "-" * len(head)]
-    for r in rows:
-        lines.append(f"{r['kingdom']:<16} {r['ruler']:<12} {r['result']:<10} {r['place']!s:>5} {r['captures']:>8} "
-                     f"{r['cities']:>6} {r['people']:>9,} {r['troops']:>6} {r['men']:>7,}")
-    return "\n".join(lines)
+def summary_table(state: GameState) -> Table:
+    """The final table: one row per kingdom (a rich Table)."""
+    table = Table(title=None if not state.finished else f"The end, month {state.month} ({state.end_reason})")
+    for name, right in (("kingdom", False), ("ruler", False), ("result", False), ("place", True), ("captures", True),
+                        ("cities", True), ("people", True), ("troops", True), ("men", True)):
+        table.add_column(name, justify="right" if right else "left", no_wrap=True)
+    for r in kingdom_rows(state):
+        style = "bold green" if r["result"] == "win" else ("yellow" if r["result"] == "draw" else None)
+        table.add_row(r["kingdom"], r["ruler"], str(r["result"]), str(r["place"]), str(r["captures"]),
+                      str(r["cities"]), f"{r['people']:,}", str(r["troops"]), f"{r['men']:,}", style=style)
+    return table

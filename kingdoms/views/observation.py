@@ -13,7 +13,9 @@ Everything is worked out on first use and kept, so the one observation of a king
 the AI, the briefing and every tool reply (the game service caches it). The true state stays private to
 this module (`_state`); tests/test_leaks.py checks that no other view or AI module imports the state types.
 
-`observe_all(state)` is the spectator's view of a finished game: everything, fog-free, for a replay viewer.
+`observe_all(state)` is the spectator's view of a finished game: everything, fog-free, for a replay viewer; with
+`live=True` the view of a month of a running game that is already over (the live /watch page behind the game's
+spectator token: a stored state holds the results of resolved months, never the open month's orders).
 """
 
 from __future__ import annotations
@@ -653,6 +655,7 @@ class SpectatorView:
     height: int
     terrain_rows: list[str]
     views: dict[str, KingdomView]
+    land: list[int] = field(default_factory=list)  # per tile (map order): id of the city holding it, -1 for none
 
     def to_dict(self) -> Json:
         """Plain JSON-able data."""
@@ -680,14 +683,20 @@ def _side(state: GameState, side: str) -> SideView:
     )
 
 
-def observe_all(state: GameState) -> SpectatorView:
-    """The spectator's view of a finished game: everything, every side in full (raises ValueError before the end:
-    while a game runs every view of it is a kingdom's)."""
-    if not state.finished:
+def observe_all(state: GameState, *, live: bool = False, kingdom_views: bool = True) -> SpectatorView:
+    """The spectator's view: everything, every side in full, the land of every tile.
+
+    Without `live` only for a finished game (ValueError before the end: while a game runs every view of it is a
+    kingdom's). `live=True` is the spectator token's view of a running game (the /watch page): the caller passes
+    only stored states, each the result of months that are over. `kingdom_views=False` leaves `views` empty
+    (a viewer that builds each kingdom's view from its own observation)."""
+    if not state.finished and not live:
         raise ValueError(f"the game is still running (month {state.month}): a spectator sees it whole only once "
                          "it is over")
     kingdoms, ruin, military = _public(state)
-    sides = list(state.kingdoms) + sorted({c.owner for c in state.cities.values()} - set(state.kingdoms))
+    others = {c.owner for c in state.cities.values()} | {u.owner for u in state.units.values()}
+    others |= {c.owner for c in state.camps.values()}
+    sides = list(state.kingdoms) + sorted(others - set(state.kingdoms))
     gm = state.map
     return SpectatorView(
         month=state.month, end_reason=state.end_reason, kingdoms=kingdoms,
@@ -695,7 +704,8 @@ def observe_all(state: GameState) -> SpectatorView:
         lead={"kingdom": state.lead.get("kingdom"), "months": int(state.lead.get("months", 0))},
         ruin=ruin, wars=[list(p) for p in state.wars], military_buildings=military,
         sides={s: _side(state, s) for s in sides}, width=gm.width, height=gm.height,
-        terrain_rows=_terrain_rows(gm, np.ones(gm.size, dtype=bool)), views=build_views(state),
+        terrain_rows=_terrain_rows(gm, np.ones(gm.size, dtype=bool)),
+        views=build_views(state) if kingdom_views else {}, land=state.owner.tolist(),
     )
 
 
