@@ -42,6 +42,7 @@ from kingdoms.mcp_content import add_prompts_and_resources
 from kingdoms.mcp_strict import StrictMCPServer
 from kingdoms.session import Session, SessionError
 from kingdoms.storage import StorageError, match_token
+from kingdoms.viewer.watch import build_watch_app, with_watch
 
 log = logging.getLogger("kingdoms.server")
 
@@ -443,11 +444,15 @@ def _serve_http(path: Path, args: Any) -> int:
               "if that is what you want (and --allowed-host NAME for each name clients will use)", file=sys.stderr)
         return 2
     server = build_server(path)
-    app = http_app(server, host=host, allowed_hosts=allowed)
+    security = http_auth.transport_security(host, allowed)
+    app = with_watch(http_app(server, host=host, allowed_hosts=allowed),
+                     build_watch_app(path, allowed_hosts=security.allowed_hosts))
     if remote:
-        http_auth.remote_warning(host, port, http_auth.transport_security(host, allowed))
+        http_auth.remote_warning(host, port, security)
     print(f"kingdoms: serving {path} to every seat at http://{host}:{port}/mcp "
           "(each request sends Authorization: Bearer TOKEN)", file=sys.stderr)
+    print(f"kingdoms: watch it live at http://{host}:{port}/watch (log in with a seat or the spectator token)",
+          file=sys.stderr)
     http_auth.serve_http(app, host=host, port=port)
     return 0
 

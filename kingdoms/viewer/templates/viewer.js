@@ -499,7 +499,7 @@
     if (!D.live || location.protocol.indexOf("http") !== 0) { return; }
     var known = D.frames.length;
     setInterval(function () {
-      fetch("watch/data?have=" + known, { credentials: "same-origin", cache: "no-store" }).then(function (r) {
+      fetch("/watch/data?have=" + known, { credentials: "same-origin", cache: "no-store" }).then(function (r) {
         if (r.status === 204 || !r.ok) { return null; }
         return r.json();
       }).then(function (data) {
