@@ -9,8 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kingdoms.viewer.chronicle import write_history
-from kingdoms.viewer.source import build_record
+from kingdoms.viewer.source import write_chronicle as _write
 
 if TYPE_CHECKING:
     from kingdoms.game import Game
@@ -18,7 +17,4 @@ if TYPE_CHECKING:
 
 def write_chronicle(game: Game, path: Path) -> Path:
     """Write the spectator's chronicle of `game` (played by AI rulers) as Markdown to `path` and return it."""
-    history = write_history(build_record(game, None, live=not game.finished))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(history.to_markdown(), encoding="utf-8")
-    return path
+    return _write(game, path, None, live=not game.finished).path

@@ -74,7 +74,7 @@ def test_play_prints_the_table_and_writes_the_chronicle(tmp_path: Path, capsys: 
     assert "captures" in text and "people" in text
     assert f"game file: {out}" in text
     chronicle = out.with_suffix(".chronicle.md")
-    assert f"chronicle: {chronicle}" in text and chronicle.read_text().startswith("# Chronicle")
+    assert f"chronicle: {chronicle}" in text and chronicle.read_text().startswith("# The chronicle of")
 
 
 def test_console_script_runs(tmp_path: Path) -> None:

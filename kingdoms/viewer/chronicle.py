@@ -594,10 +594,12 @@ class _Teller:
                 for item, city in things:
                     by_city[city].append(("an " if item[0] in "aeiou" else "a ") + item)
                 told.append(f"{self.name(owner)} {listing([f'{listing(v)} in {c}' for c, v in by_city.items()])}")
-            verb = "built" if len(told) == 1 else "the kingdoms built their war works:"
-            items.append(Item(min(built_month.values()), 3, f"In these months {verb} {listing(told)}."
-                              .replace("built: ", "built ") if len(told) == 1 else
-                              f"In these months {verb} {listing(told)}."))
+            if len(told) == 1:
+                owner = next(iter(built))
+                text = f"In these months {told[0].replace(self.name(owner), self.name(owner) + ' built', 1)}."
+            else:
+                text = f"In these months the kingdoms built their war works: {listing(told)}."
+            items.append(Item(min(built_month.values()), 3, text))
         return items
 
     def _founder(self, e: Told) -> str | None:
@@ -702,20 +704,18 @@ class _Teller:
         war_fights = [k.start for k in campaigns if k.attacker != rd.BANDITS and k.defender != rd.BANDITS]
         race = min(at_ruin + ruin_taken) if at_ruin or ruin_taken else None
         war = min(wars + war_fights) if wars or war_fights else None
-        first = min(x for x in (race, war, max(2, end // 4)) if x is not None)
-        first = max(2, min(first, end))
-        b = first
-        if race is not None and race <= first and ruin_taken:
-            b = max(first, min(ruin_taken) + 1)
-        elif race is not None and race <= first:
-            b = max(first, min(war or end, end))
-        endgame = max(b, end - max(12, end // 7) + 1)
-        eras = [("The founding", 1, first - 1)]
-        if b > first:
-            eras.append(("The race for the Ruin", first, b - 1))
-        if endgame > b:
-            eras.append(("The wars" if war is not None and war < endgame else "The long peace", b, endgame - 1))
-        eras.append(("The endgame", endgame, end))
+        endgame = max(2, end - max(12, end // 7) + 1)
+        founding_end = min(x for x in (race, war, endgame) if x is not None)
+        eras = [("The founding", 1, founding_end - 1)]
+        middle = founding_end
+        if race is not None and race == founding_end and race < endgame:
+            taken = min(ruin_taken) + 1 if ruin_taken else None
+            middle = min(x for x in (taken, war, endgame) if x is not None and x > race) if any(
+                x is not None and x > race for x in (taken, war, endgame)) else endgame
+            eras.append(("The race for the Ruin", race, middle - 1))
+        if endgame > middle:
+            eras.append(("The wars" if war is not None and war < endgame else "The long peace", middle, endgame - 1))
+        eras.append(("The endgame", max(endgame, middle), end))
         return [(t, s, e) for t, s, e in eras if s <= e]
 
     # --- the chapters -----------------------------------------------------------------------------------------

@@ -9,9 +9,13 @@ game, its states or its storage (tests/test_viewer.py checks the imports).
 
 from __future__ import annotations
 
+import time
+from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kingdoms import ruledata as rd
+from kingdoms.viewer.chronicle import write_history
 from kingdoms.viewer.frames import (
     Frame,
     MapPicture,
@@ -25,6 +29,7 @@ from kingdoms.viewer.frames import (
     full_map,
     known_map,
 )
+from kingdoms.viewer.page import write_page
 from kingdoms.views.observation import events_seen_by, observe, observe_all
 
 if TYPE_CHECKING:
@@ -159,3 +164,32 @@ def preview_record(state: GameState, scenario: str) -> Record:
     return Record(audience=None, title=title_of(scenario), scenario=scenario, seed=state.seed,
                   map=full_map(state.map), sides=sides, frames=[frame], events=[], results=[], notes=[],
                   finished=False, end_reason=None)
+
+
+@dataclass(slots=True)
+class Written:
+    """A file the viewer wrote: its path, its size in bytes, the seconds it took, and words for a chronicle."""
+
+    path: Path
+    size: int
+    seconds: float
+    words: int = 0
+
+
+def write_view(game: Game, out: Path, kingdom: str | None = None) -> Written:
+    """`kingdoms view`: the replay page of a game. Without `kingdom` the spectator's view and every kingdom's
+    (a finished game only: SpectatorRefused before the end); with it that kingdom's view alone."""
+    started = time.perf_counter()
+    audiences: list[str | None] = [kingdom] if kingdom else [None, *game.state().kingdoms]
+    records = build_records(game, audiences)
+    size = write_page(records, out)
+    return Written(out, size, time.perf_counter() - started)
+
+
+def write_chronicle(game: Game, out: Path, kingdom: str | None = None, *, live: bool = False) -> Written:
+    """A chronicle as Markdown: the spectator's (a finished game only, unless `live`) or one kingdom's."""
+    started = time.perf_counter()
+    history = write_history(build_record(game, kingdom, live=live))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(history.to_markdown(), encoding="utf-8")
+    return Written(out, out.stat().st_size, time.perf_counter() - started, history.words())

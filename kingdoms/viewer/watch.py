@@ -42,8 +42,8 @@ POLL_HINT_S = 5
 
 LOGIN_PAGE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; connect-src 'self'; form-action 'self'">
-<meta name="referrer" content="no-referrer"><link rel="icon" href="data:,">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'; connect-src 'self'; form-action 'self'">
+<meta name="referrer" content="same-origin"><link rel="icon" href="data:,">
 <title>Watch a game · Kingdoms</title>
 <style>body{{font:15px/1.5 system-ui,sans-serif;background:#f4f1ea;color:#1f1d1a}}
 form{{max-width:430px;margin:70px auto;background:#fffdf8;padding:18px 22px;border:1px solid #d8d0c0;border-radius:6px}}
@@ -53,7 +53,7 @@ input{{width:100%;font:inherit;padding:5px;margin:6px 0 10px}} button{{font:inhe
 <h1 style="font-size:20px;margin:0 0 8px">Watch this game</h1>
 <p>Give a seat token to watch that kingdom's view, or the game's spectator token to watch everything of the
 months that are over. Both were printed by <code>kingdoms new</code>.</p>{message}
-<label>Token <input type="password" name="token" required autofocus></label>
+<label>Token <input type="password" name="token" autocomplete="off" required autofocus></label>
 <button type="submit">Watch</button></form>
 <script>(function(){{var m=/(?:^#|&)token=([^&]+)/.exec(location.hash);if(!m){{return;}}
 history.replaceState(null,"",location.pathname);
@@ -159,7 +159,7 @@ def _login_page(message: str = "", status: int = 200) -> HTMLResponse:
     return HTMLResponse(text, status_code=status, headers=_NO_STORE)
 
 
-_NO_STORE = {"Cache-Control": "no-store", "Referrer-Policy": "no-referrer", "X-Content-Type-Options": "nosniff"}
+_NO_STORE = {"Cache-Control": "no-store", "Referrer-Policy": "same-origin", "X-Content-Type-Options": "nosniff"}
 
 
 def _same_origin(request: Request) -> bool:
