@@ -602,6 +602,80 @@ class _Teller:
             items.append(Item(min(built_month.values()), 3, text))
         return items
 
+    def affairs_items(self, start: int, end: int) -> list[Item]:
+        """Each kingdom's own affairs of the chapter in one sentence: men raised, works built, new generals, troops
+        lost to hunger, blockades suffered (from the reports told to it)."""
+        raised: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+        works: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+        generals: dict[str, list[str]] = defaultdict(list)
+        starved: dict[str, int] = defaultdict(int)
+        blockaded: dict[str, dict[str, set[int]]] = defaultdict(lambda: defaultdict(set))
+        first: dict[str, int] = {}
+        for e in self.r.events:
+            if not (start <= e.month <= end) or not e.to or len(e.to) != 1:
+                continue
+            k = e.to[0]
+            if self.me is not None and k != self.me:
+                continue
+            d = e.data
+            if e.kind == "recruited" and d.get("item") in rd.FIGHTING_TYPES:
+                raised[k][str(d["item"])] += int(d.get("men") or 0)
+            elif e.kind == "built" and d.get("item") in _WORKS:
+                works[k][str(d["item"])].append(self.city_name.get(int(d.get("city_id", -1)), ""))
+            elif e.kind == "general_arrived":
+                m = re.match(r"A new general, (.+?) \(", e.text)
+                if m:
+                    generals[k].append(m.group(1))
+            elif e.kind == "troop_starved":
+                starved[k] += 1
+            elif e.kind == "blockade":
+                blockaded[k][self.city_name.get(int(d.get("city_id", -1)), "a city")].add(e.month)
+            else:
+                continue
+            first.setdefault(k, e.month)
+        items = []
+        for k in [s.id for s in self.r.kingdoms]:
+            if k not in first:
+                continue
+            parts = []
+            if raised[k]:
+                total = sum(raised[k].values())
+                kinds = sorted(raised[k], key=lambda t: -raised[k][t])
+                parts.append(f"raised {men(total)}, " + (f"most of them {plural(kinds[0])}" if len(kinds) > 1
+                                                         else f"all {plural(kinds[0])}"))
+            built, where = [], set()
+            for item, cities in works[k].items():
+                one, many = _WORKS[item]
+                built.append(one if len(cities) == 1 else many if item == "walls" else f"{number(len(cities))} {many}")
+                where |= {city_ref(c) for c in cities if c}
+            if built:
+                at = (f" at {listing(sorted(where))}" if len(where) <= 3 else f" across {count(len(where), 'city')}")
+                parts.append("built " + listing(built) + (at if where else ""))
+            if generals[k]:
+                g = generals[k]
+                parts.append(f"took {'a new general' if len(g) == 1 else number(len(g)) + ' new generals'} into "
+                             f"its service ({listing(g)})")
+            if starved[k]:
+                parts.append(f"lost {count(starved[k], 'troop')} to hunger")
+            for city, months in blockaded[k].items():
+                parts.append(f"saw {city_ref(city)} blockaded for {count(len(months), 'month')}")
+            if parts:
+                items.append(Item(end, 10, f"In these months {self.name(k)} {listing(parts)}.", own_paragraph=not items))
+        return items
+
+    def lead_items(self, start: int, end: int) -> list[Item]:
+        """The lead counter when it runs long: two-thirds and five-sixths of the way to a win."""
+        items = []
+        marks = (rd.LEAD_MONTHS * 2 // 3, rd.LEAD_MONTHS * 5 // 6)
+        for f in self.r.frames:
+            k, months = f.lead
+            if k is None or not (start <= f.done <= end) or months not in marks or f.finished:
+                continue
+            items.append(Item(f.done, 9, f"By the end of month {f.done} the lead of {self.name(k)} had run "
+                              f"{count(months, 'month')}: {number(rd.LEAD_MONTHS - months)} more would win it the "
+                              "game."))
+        return items
+
     def _founder(self, e: Told) -> str | None:
         city = self.city_of(e.data.get("city_id"), e.month)
         return city.side if city else self.me
@@ -632,9 +706,22 @@ class _Teller:
             text = f"In month {e.month} {self.name(captor)} took the Ruin, {city_ref(city)}, from {self.name(loser)}"
         else:
             text = f"In month {e.month} {self.name(captor)} took {city_ref(city)} from {self.name(loser)}"
-        return text + self._count_tail(e) + "."
+        return text + self._count_tail(e) + "." + self._held(e)
+
+    def _held(self, e: Told) -> str:
+        """' Eastern Wu had held it for eighty months.' when the Ruin changes hands between kingdoms."""
+        d = e.data
+        cid, loser = int(d.get("city_id", -1)), d.get("loser")
+        if cid not in self.ruins or loser in (None, rd.BANDITS):
+            return ""
+        since = max((x.month for x in self.r.events if x.kind == "city_captured" and x.month < e.month
+                     and int(x.data.get("city_id", -1)) == cid and x.data.get("captor") == loser), default=None)
+        return f" {self.name(loser)} had held the Ruin for {count(e.month - since, 'month')}." if since else ""
 
     def _capture_tail(self, e: Told) -> str:
+        return self._capture_tail_text(e) + self._held(e)
+
+    def _capture_tail_text(self, e: Told) -> str:
         d = e.data
         captor = d.get("captor")
         caps = self.frame_after(e.month).captures.get(captor or "", 0)
@@ -764,7 +851,7 @@ class _Teller:
         chapters = [self.intro()]
         for n, (title, start, end) in enumerate(self.eras(campaigns), 1):
             items = self.event_items(start, end, campaigns) + self.campaign_items(campaigns, start, end)
-            items += self.quote_items(start, end)
+            items += self.affairs_items(start, end) + self.lead_items(start, end) + self.quote_items(start, end)
             items.sort(key=lambda i: (i.month, i.order))
             ch = Chapter(f"{_roman(n)}. {title} (months {start} to {end})" if start != end
                          else f"{_roman(n)}. {title} (month {start})", start, end, _paragraphs(items))
@@ -800,11 +887,12 @@ class _Teller:
                     ps.append(f"{self.name(e.data.get('kingdom'))} had fallen in month {e.month}.")
             places = out.get("places") or {}
             results = out.get("results") or {}
-            fates = []
+            by_place: dict[int, list[str]] = defaultdict(list)
             for k in self.r.kingdoms:
                 if k.id in places and results.get(k.id) != "win":
-                    fates.append(f"{k.name} {'drew' if results.get(k.id) == 'draw' else 'finished'} "
-                                 f"{ordinal(int(places[k.id]))}")
+                    by_place[int(places[k.id])].append(k.name)
+            fates = [f"{listing(names)} shared {ordinal(place)} place" if len(names) > 1
+                     else f"{names[0]} finished {ordinal(place)}" for place, names in sorted(by_place.items())]
             if fates:
                 ps.append(capital(listing(fates)) + ".")
             fights = sum(len(k.clashes) for k in self.campaigns())
@@ -846,6 +934,11 @@ class _Teller:
 
 
 # --- small helpers ------------------------------------------------------------------------------------------------
+
+
+#: City works a chapter tells of, as (one, many).
+_WORKS = {"palisade": ("a palisade", "palisades"), "walls": ("stone walls", "stone walls"),
+          "granary": ("a granary", "granaries"), "farm": ("a farm", "farms")}
 
 
 def city_ref(name: str) -> str:

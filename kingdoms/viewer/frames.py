@@ -121,6 +121,7 @@ class Told:
     kind: str
     text: str
     data: Json
+    to: tuple[str, ...] | None = None  # who was told (None: everyone)
 
 
 @dataclass(slots=True)

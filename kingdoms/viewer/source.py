@@ -124,7 +124,9 @@ class RecordBuilder:
             if key in seen:  # the spectator hears both sides' copies of one report
                 continue
             seen.add(key)
-            out.append(Told(int(e["month"]), e["kind"], e["text"], dict(e.get("data") or {})))
+            to = e.get("audience")
+            out.append(Told(int(e["month"]), e["kind"], e["text"], dict(e.get("data") or {}),
+                            tuple(to) if to is not None else None))
         return out
 
     def _results(self, keys: list[int]) -> list[Result]:
