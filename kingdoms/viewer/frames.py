@@ -197,6 +197,9 @@ class Record:
         return Side(side_id, side_id.capitalize(), "")
 
     def name(self, side_id: str | None) -> str:
+        """A side's name in a sentence ('the bandits', 'Shu Han')."""
+        if side_id == rd.BANDITS:
+            return "the bandits"
         return self.side(side_id).name if side_id else "no one"
 
     @property

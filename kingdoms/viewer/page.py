@@ -161,7 +161,7 @@ def view_data(record: Record, history: History | None = None) -> dict[str, Any]:
     }
 
 
-def page_data(records: list[Record]) -> dict[str, Any]:
+def page_data(records: list[Record], *, preview: bool = False) -> dict[str, Any]:
     """The whole page's data: the map and sides once (from the first record), every audience's view."""
     first = records[0]
     gm = first.map
@@ -169,7 +169,7 @@ def page_data(records: list[Record]) -> dict[str, Any]:
     colours = {s.id: PALETTE[n % len(PALETTE)] for n, s in enumerate(kingdoms)}
     return {
         "v": 1, "title": first.title, "scenario": first.scenario, "seed": first.seed, "finished": first.finished,
-        "live": first.live, "end": first.end_reason,
+        "live": first.live, "end": first.end_reason, "preview": preview,
         "map": {"w": gm.width, "h": gm.height, "t": gm.terrain, "b": gm.bridges,
                 "lm": [[name, kind, tiles] for name, kind, tiles in gm.landmarks]},
         "sides": [[s.id, s.name, s.ruler, colours.get(s.id, BANDIT_COLOUR)] for s in first.sides],
@@ -193,7 +193,7 @@ def render_page(records: list[Record], *, preview: bool = False, watch: bool = F
     template = env.get_template("viewer.html.j2")
     first = records[0]
     return template.render(
-        title=first.title, data=Markup(_script_json(page_data(records))),
+        title=first.title, data=Markup(_script_json(page_data(records, preview=preview))),
         script=Markup((TEMPLATES / "viewer.js").read_text(encoding="utf-8")),
         style=Markup((TEMPLATES / "viewer.css").read_text(encoding="utf-8")),
         preview=preview, watch=watch,

@@ -46,7 +46,7 @@ class SpectatorRefused(ValueError):
 
 def sides_of(state: GameState) -> list[Side]:
     """Every kingdom in the game's order, then the bandits."""
-    return [Side(k, kd.name, kd.ruler) for k, kd in state.kingdoms.items()] + [Side(rd.BANDITS, "the bandits", "")]
+    return [Side(k, kd.name, kd.ruler) for k, kd in state.kingdoms.items()] + [Side(rd.BANDITS, "Bandits", "")]
 
 
 def title_of(scenario: str) -> str:

@@ -66,7 +66,7 @@
     slider.max = String(D.frames.length - 1);
     el("kv-title").textContent = D.title;
     el("kv-sub").textContent = (D.scenario ? D.scenario : "") + (D.seed !== null && D.seed !== undefined ? " · seed " + D.seed : "") +
-      (D.finished ? " · finished" + (D.end ? " (" + D.end.replace("_", " ") + ")" : "") : " · in progress");
+      (D.preview ? " · scenario preview: month 1" : D.finished ? " · finished" + (D.end ? " (" + D.end.replace("_", " ") + ")" : "") : " · in progress");
     el("kv-live").hidden = !D.live;
   }
 
