@@ -827,7 +827,8 @@ class _Teller:
                       "told it.")
         if self.ruin is not None:
             where = self.compass(self.ruin.q, self.ruin.r)
-            ps.append(f"In {where} lay {city_ref(self.ruin.name)}, the Ruin, held by bandits. Whoever held it counted it as a "
+            named = city_ref(self.ruin.name) + ("" if "Ruin" in self.ruin.name else ", the Ruin")
+            ps.append(f"In {where} lay {named}, held by bandits. Whoever held it counted it as a "
                       "capture, like any city taken from a rival by assault; a kingdom ahead of every rival on "
                       f"captures for {number(rd.LEAD_MONTHS)} months in a row would win, and when the last month "
                       "ended the most captures would decide.")
