@@ -373,10 +373,16 @@ def test_watch_a_seat_sees_its_own_view_the_spectator_everything(running: Game) 
     running.play_ai_seats()
     data = client.get("/watch/data?have=4").json()
     assert len(data["frames"]) == 5
+    running.store.add_note(running.month, "wei", "note", "Qxopenplan: we march on Chengdu.", 0.0)
     spectator = TestClient(build_watch_app(running.store.path))
-    got = spectator.get("/watch/data?have=0",
-                        headers={"Authorization": f"Bearer {running.spectator}"}).json()  # type: ignore[attr-defined]
+    bearer = {"Authorization": f"Bearer {running.spectator}"}  # type: ignore[attr-defined]
+    got = spectator.get("/watch/data?have=0", headers=bearer).json()
     assert [v["id"] for v in got["views"]] == ["spectator"] and str(CANARY_ID) in str(got["views"][0]["fr"])
+    assert "Qxopenplan" not in str(got)  # a note of the month still open is not the spectator's yet
+    running.end_month("wei")
+    running.play_ai_seats()
+    assert "Qxopenplan" in spectator.get("/watch/data?have=0", headers=bearer).text
+    assert "Qxopenplan" in client.get("/watch/data?have=0").text
     client.post("/watch/logout")
     assert client.get("/watch").status_code == 401
 

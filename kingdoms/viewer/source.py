@@ -140,8 +140,13 @@ class RecordBuilder:
         return out
 
     def _notes(self) -> list[Note]:
+        """The audience's own notes (a kingdom), or every ruler's (the spectator): of a running game only those of
+        the months that are over, never the open month's (what a ruler wrote as it ended a month still in play)."""
         rows = self.game.store.notes(self.audience) if self.audience is not None else self.game.store.notes()
-        return [Note(int(n["month"]), n["kingdom"], n["kind"], n["text"]) for n in rows if n["kind"] in NOTE_KINDS]
+        state = self.game.state()
+        open_month = None if state.finished or self.audience is not None else state.month
+        return [Note(int(n["month"]), n["kingdom"], n["kind"], n["text"]) for n in rows
+                if n["kind"] in NOTE_KINDS and (open_month is None or int(n["month"]) < open_month)]
 
 
 def build_record(game: Game, audience: str | None = None, *, live: bool = False) -> Record:
