@@ -19,7 +19,7 @@ from pathlib import Path
 
 from kingdoms import ruledata as rd
 from kingdoms.hexgrid import distance
-from kingdoms.viewer.frames import CityMark, Frame, Record, Result, Told, UnitMark
+from kingdoms.viewer.frames import CityMark, Frame, Record, Result, Told
 from kingdoms.viewer.moments import city_names, ruin_ids
 from kingdoms.viewer.words import about, capital, count, listing, men, number, ordinal
 
@@ -110,6 +110,7 @@ _CITY_HIT = re.compile(r"^(.+?) was assaulted by (.+?) ([a-z_]+): the (?:militia
 
 
 def _int(text: str) -> int:
+    """A number as the engine writes it ('1,234') as an int."""
     return int(text.replace(",", ""))
 
 
@@ -153,14 +154,17 @@ class Campaign:
 
     @property
     def start(self) -> int:
+        """The month of the first clash."""
         return self.clashes[0].month
 
     @property
     def end(self) -> int:
+        """The month of the last clash."""
         return self.clashes[-1].month
 
     @property
     def cost(self) -> int:
+        """Men lost on both sides: what ranks campaigns."""
         return sum(c.lost + c.killed for c in self.clashes)
 
 
@@ -208,6 +212,7 @@ class _Teller:
     # --- names and places -----------------------------------------------------------------------------------
 
     def name(self, side: str | None) -> str:
+        """A side's name in a sentence."""
         if side is None:
             return "no one"
         if side == rd.BANDITS:
@@ -219,6 +224,7 @@ class _Teller:
         return self.frames.get(month - 1) or self.frames.get(month) or self.last
 
     def frame_after(self, month: int) -> Frame:
+        """The frame at the end of `month`."""
         return self.frames.get(month) or self.last
 
     def compass(self, q: int, r: int) -> str:
@@ -228,9 +234,6 @@ class _Teller:
         if math.hypot(dx, dy) < 0.18 * max(self.r.map.width, self.r.map.height):
             return "the heart of the land"
         return "the " + _direction(dx, dy)
-
-    def landmark_name(self, name: str, kind: str) -> str:
-        return name if kind in ("river", "range", "lake") or name.lower().startswith("the ") else name
 
     def near_mark(self, tile: tuple[int, int], reach: int = 1) -> tuple[str, str] | None:
         """A landmark on or beside `tile`."""
@@ -285,6 +288,7 @@ class _Teller:
         return "in " + self.compass(city.q, city.r)
 
     def city_of(self, city_id: int | None, month: int) -> CityMark | None:
+        """A city as the record shows it at the end of `month` (or at its start)."""
         if city_id is None:
             return None
         for f in (self.frame_after(month), self.frame_at_start(month)):
@@ -296,6 +300,7 @@ class _Teller:
     # --- the clashes ----------------------------------------------------------------------------------------
 
     def clashes(self) -> list[Clash]:
+        """Every fight the record tells of, in month order: its own attacks and the blows it took."""
         out = [c for c in (self._clash(res) for res in self.r.results) if c is not None]
         for e in self.r.events:
             if e.kind in ("field", "city_attacked"):
@@ -306,6 +311,8 @@ class _Teller:
         return out
 
     def _clash(self, res: Result) -> Clash | None:
+        """One carried-out attack order as a Clash (None when it only marched): the attacker's size and general
+        from its frame, losses and outcome from the result the engine told it."""
         text = res.result
         if not any(w in text for w in (" assaults ", " attacks ", " shoots at ")):
             return None
@@ -436,7 +443,7 @@ class _Teller:
             else:
                 end = f", but {name} held."
             return head + body + end
-        head = f"{when} {a} fought {d} {city_ref_place(k.place)}"
+        head = f"{when} {a} fought {d} {k.place}"
         tries = f" in {count(fights, 'clash', 'clashes')}" if fights > 1 else ""
         body = f". With {force} it{cost.replace(', losing', ' lost') if cost else ' fought on'}"
         fate = []
@@ -677,6 +684,7 @@ class _Teller:
         return items
 
     def _founder(self, e: Told) -> str | None:
+        """Who founded the city of a city_founded event."""
         city = self.city_of(e.data.get("city_id"), e.month)
         return city.side if city else self.me
 
@@ -686,6 +694,7 @@ class _Teller:
                          for k, n in sorted(caps.items(), key=lambda kv: (-kv[1], list(caps).index(kv[0]))))
 
     def _war(self, e: Told) -> str:
+        """A declaration of war, with what the defender then held."""
         a, d = e.data.get("attacker"), e.data.get("defender")
         frame = self.frame_at_start(e.month)
         why = ""
@@ -698,6 +707,7 @@ class _Teller:
         return f"In month {e.month} {who} declared war on {self.name(d)}{why}."
 
     def _capture(self, e: Told) -> str:
+        """A city changing hands, with the captor's count of captures."""
         d = e.data
         cid = int(d.get("city_id", -1))
         city = self.city_name.get(cid, "a city")
@@ -719,9 +729,11 @@ class _Teller:
         return f" {self.name(loser)} had held the Ruin for {count(e.month - since, 'month')}." if since else ""
 
     def _capture_tail(self, e: Told) -> str:
+        """What a capture already told in its siege adds: the count, and how long the Ruin was held."""
         return self._capture_tail_text(e) + self._held(e)
 
     def _capture_tail_text(self, e: Told) -> str:
+        """The captor's count after a capture told in its siege."""
         d = e.data
         captor = d.get("captor")
         caps = self.frame_after(e.month).captures.get(captor or "", 0)
@@ -730,6 +742,7 @@ class _Teller:
         return f"It was {self.name(captor)}'s {ordinal(caps)} capture."
 
     def _count_tail(self, e: Told) -> str:
+        """', its second capture' for a capture."""
         d = e.data
         captor = d.get("captor")
         if not d.get("capture"):
@@ -738,6 +751,7 @@ class _Teller:
         return f", its {ordinal(caps)} capture" if caps else ""
 
     def _defection(self, e: Told) -> str:
+        """A general captured and gone over to the captor, by place."""
         m = re.match(r"General (.+?) (?:of .+?, )?(?:was )?captured at", e.text)
         who = m.group(1) if m else "a general"
         t = _TILE.search(e.text)
@@ -808,6 +822,7 @@ class _Teller:
     # --- the chapters -----------------------------------------------------------------------------------------
 
     def intro(self) -> Chapter:
+        """The opening chapter: the kingdoms and their capitals, the Ruin and how the game is won, the land."""
         first = self.r.frames[0]
         kingdoms = self.r.kingdoms
         parts = []
@@ -848,6 +863,7 @@ class _Teller:
         return Chapter("The land and its kingdoms", 0, 0, [Paragraph(0, p) for p in ps])
 
     def chapters(self) -> list[Chapter]:
+        """Every chapter: the opening, one per era, the reckoning."""
         campaigns = self.campaigns()
         chapters = [self.intro()]
         for n, (title, start, end) in enumerate(self.eras(campaigns), 1):
@@ -857,13 +873,15 @@ class _Teller:
             ch = Chapter(f"{_roman(n)}. {title} (months {start} to {end})" if start != end
                          else f"{_roman(n)}. {title} (month {start})", start, end, _paragraphs(items))
             if not ch.paragraphs:
-                ch.paragraphs.append(Paragraph(start, _quiet(title, start, end)))
+                ch.paragraphs.append(Paragraph(start, f"Little is told of months {start} to {end}: the kingdoms kept "
+                                                      "to their own land."))
             ch.paragraphs.append(Paragraph(end, self.standing(end)))
             chapters.append(ch)
         chapters.append(self.closing())
         return chapters
 
     def closing(self) -> Chapter:
+        """The reckoning: how the game ended, the places, the cost of the fighting."""
         out = self.r.outcome
         month = self.end_month
         ps: list[str] = []
@@ -921,6 +939,7 @@ class _Teller:
         return f"In month {month} {names} won the game {why}.".replace("  ", " ")
 
     def table(self) -> list[list[str]]:
+        """The final table: per kingdom result, place, captures and (where known) cities, people, men."""
         f = self.last
         results = (self.r.outcome.get("results") or {}) if self.r.outcome else {}
         places = (self.r.outcome.get("places") or {}) if self.r.outcome else {}
@@ -947,10 +966,6 @@ def city_ref(name: str) -> str:
     return "the " + name if name.split(" ", 1)[0] in ("Ruins", "Ruin", "Fort", "Pass") else name
 
 
-def city_ref_place(place: str) -> str:
-    return place
-
-
 def _direction(dx: float, dy: float) -> str:
     """Compass direction of a screen offset (y grows downward)."""
     angle = math.degrees(math.atan2(-dy, dx)) % 360
@@ -959,6 +974,7 @@ def _direction(dx: float, dy: float) -> str:
 
 
 def _roman(n: int) -> str:
+    """Chapter numbers: I, II, III..."""
     return ("I", "II", "III", "IV", "V", "VI", "VII", "VIII")[n - 1] if 0 < n <= 8 else str(n)
 
 
@@ -981,11 +997,8 @@ def _normal(sentence: str) -> str:
 
 
 def _reason(why: str) -> str:
+    """A stored reason as a clause: no final stop, lower case."""
     return why.rstrip(".").lower() if why else why
-
-
-def _quiet(title: str, start: int, end: int) -> str:
-    return f"Little is told of months {start} to {end}: the kingdoms kept to their own land."
 
 
 def _paragraphs(items: list[Item]) -> list[Paragraph]:
@@ -994,6 +1007,7 @@ def _paragraphs(items: list[Item]) -> list[Paragraph]:
     cur: list[Item] = []
 
     def flush() -> None:
+        """Close the paragraph being gathered."""
         if cur:
             out.append(Paragraph(cur[0].month, " ".join(i.text for i in cur)))
             cur.clear()
@@ -1022,4 +1036,4 @@ def write_chronicle_file(record: Record, path: Path) -> Path:
     return path
 
 
-__all__ = ["Chapter", "History", "Paragraph", "UnitMark", "write_chronicle_file", "write_history"]
+__all__ = ["Chapter", "History", "Paragraph", "write_chronicle_file", "write_history"]

@@ -168,6 +168,7 @@ class MapPicture:
         return c - (r - (r & 1)) // 2, r
 
     def known(self, i: int) -> bool:
+        """True when tile i's terrain is known."""
         return 0 <= i < len(self.terrain) and self.terrain[i] != " "
 
 
@@ -191,6 +192,7 @@ class Record:
     live: bool = False  # a running game's record (the /watch page)
 
     def side(self, side_id: str) -> Side:
+        """The Side of an id (a made-up one for an unknown id)."""
         for s in self.sides:
             if s.id == side_id:
                 return s
@@ -204,9 +206,11 @@ class Record:
 
     @property
     def kingdoms(self) -> list[Side]:
+        """The kingdoms (every side but the bandits)."""
         return [s for s in self.sides if s.id != rd.BANDITS]
 
     def events_of(self, month: int) -> list[Told]:
+        """The events of one month."""
         return [e for e in self.events if e.month == month]
 
     def frame_for(self, month: int) -> Frame | None:
@@ -243,6 +247,7 @@ def known_map(gm: GameMap, explored: np.ndarray) -> MapPicture:
 
 
 def _fighting(kind: str) -> bool:
+    """True for a fighting unit type."""
     spec = rd.UNITS.get(kind)
     return spec is not None and spec.fighting
 

@@ -86,6 +86,7 @@ class _Packer:
         self.names: dict[int, str] = {}
 
     def general(self, name: str | None) -> int:
+        """A general's index in the view's table of names (-1 for none)."""
         if not name:
             return -1
         if name not in self._gen:
@@ -94,6 +95,7 @@ class _Packer:
         return self._gen[name]
 
     def frame(self, f: Frame) -> dict[str, Any]:
+        """One frame as short arrays: cities, units, camps, the tally, wars and figures."""
         i = self.gm.index
         cities = []
         for c in f.cities:
@@ -121,6 +123,7 @@ class _Packer:
 
 
 def _view_name(record: Record) -> str:
+    """The view's name in the page's selector."""
     if record.audience is None:
         return "Spectator (everything)"
     side = record.side(record.audience)

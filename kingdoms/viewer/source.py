@@ -100,6 +100,7 @@ class RecordBuilder:
             self._frames[key] = self._frame(key, state if state is not None else self.game.state(key))
 
     def _frame(self, key: int, state: GameState) -> Frame:
+        """One stored month's frame: the kingdom's observation, or the spectator's whole view."""
         if self.audience is None:
             return frame_of_spectator(observe_all(state, live=True, kingdom_views=False), key, self._ids)
         told = self.game.store.events(key - 1) if key > 1 else []
@@ -108,12 +109,14 @@ class RecordBuilder:
         return frame_of_observation(obs, key, self._ids)
 
     def _map(self) -> MapPicture:
+        """The map as the audience knows it: whole for the spectator, explored for a kingdom."""
         if self.audience is None:
             return full_map(self.game.map)
         assert self._explored is not None
         return known_map(self.game.map, self._explored)
 
     def _events(self) -> list[Told]:
+        """The events told to the audience (the spectator: every one, each report once)."""
         rows = self.game.store.events()
         if self.audience is not None:
             rows = events_seen_by(rows, self.audience)
@@ -130,6 +133,7 @@ class RecordBuilder:
         return out
 
     def _results(self, keys: list[int]) -> list[Result]:
+        """The audience's carried-out attack orders and their results (the spectator: every kingdom's)."""
         kingdoms = [self.audience] if self.audience is not None else [s.id for s in self.sides if s.id != rd.BANDITS]
         out = []
         for month in keys[:-1] if keys else []:

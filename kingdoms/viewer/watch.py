@@ -83,6 +83,7 @@ class WatchState:
         self._cache: dict[str | None, tuple[int, dict[str, Any]]] = {}
 
     def game(self) -> Game:
+        """The game file, opened on first use."""
         if self._game is None:
             self._game = Game.open(self.path)
         return self._game
@@ -101,6 +102,7 @@ class WatchState:
         return None
 
     def login(self, viewer: Viewer) -> str:
+        """A new session for `viewer`; returns its id (expired sessions are dropped)."""
         sid = secrets.token_urlsafe(24)
         now = self.clock()
         self.sessions = {k: v for k, v in self.sessions.items() if v.expires > now}
@@ -121,6 +123,7 @@ class WatchState:
         return None
 
     def months(self) -> int:
+        """How many months the game file holds now."""
         with self.lock:
             return len(self.game().store.month_hashes())
 
@@ -141,6 +144,7 @@ class WatchState:
             return got
 
     def page(self, kingdom: str | None) -> str:
+        """The page (GET /watch, or the HTML of an audience's live record)."""
         with self.lock:
             game = self.game()
             builder = self._builders.get(kingdom) or RecordBuilder(game, kingdom, live=True)
@@ -149,12 +153,14 @@ class WatchState:
         return render_page([record], watch=True)
 
     def close(self) -> None:
+        """Close the game file."""
         if self._game is not None:
             self._game.close()
             self._game = None
 
 
 def _login_page(message: str = "", status: int = 200) -> HTMLResponse:
+    """The login form (no game data), with a message."""
     text = LOGIN_PAGE.format(message=f'<p class="err">{html.escape(message)}</p>' if message else "")
     return HTMLResponse(text, status_code=status, headers=_NO_STORE)
 
@@ -208,6 +214,7 @@ def build_watch_app(game_path: str | Path, *, clock: Callable[[], float] = time.
     state = WatchState(game_path, clock)
 
     async def page(request: Request) -> Response:
+        """The page (GET /watch, or the HTML of an audience's live record)."""
         viewer = state.viewer_of(request)
         if viewer is None:
             return _login_page(status=401)
@@ -215,6 +222,7 @@ def build_watch_app(game_path: str | Path, *, clock: Callable[[], float] = time.
         return HTMLResponse(text, headers=_NO_STORE)
 
     async def login(request: Request) -> Response:
+        """A new session for `viewer`; returns its id (expired sessions are dropped)."""
         if not _same_origin(request):
             return _login_page("This form can only be sent from this server's own page.", 403)
         form = await request.form()
@@ -229,6 +237,7 @@ def build_watch_app(game_path: str | Path, *, clock: Callable[[], float] = time.
         return response
 
     async def logout(request: Request) -> Response:
+        """Forget the session and its cookie."""
         sid = request.cookies.get(COOKIE)
         if sid:
             state.sessions.pop(sid, None)
@@ -237,6 +246,7 @@ def build_watch_app(game_path: str | Path, *, clock: Callable[[], float] = time.
         return response
 
     async def data(request: Request) -> Response:
+        """The page data when the game has moved past `have` months (204 otherwise)."""
         viewer = state.viewer_of(request)
         if viewer is None:
             return JSONResponse({"error": "no_session", "message": "Log in at /watch with a seat or spectator "
@@ -267,6 +277,7 @@ def with_watch(app: ASGIApp, watch: ASGIApp) -> ASGIApp:
     """One ASGI app: requests under /watch go to `watch`, everything else (and the lifespan) to `app`."""
 
     async def dispatch(scope: Scope, receive: Receive, send: Send) -> None:
+        """Route one ASGI call by its path."""
         path = scope.get("path", "") if scope["type"] == "http" else ""
         if path == "/watch" or path.startswith("/watch/"):
             await watch(scope, receive, send)
