@@ -380,8 +380,8 @@ class _Teller:
         open_: dict[tuple[str, str, str], Campaign] = {}
         done: list[Campaign] = []
         for c in self.clashes():
-            if c.city is not None:
-                key = (c.attacker, "city", str(c.city.id))
+            if c.city is not None:  # one siege per holder: a city that changes hands starts a new one
+                key = (c.attacker, f"city {c.city.id}", c.defender)
                 place = c.city.name
             else:
                 place = self.place(c.tile, c.month)
