@@ -14,8 +14,11 @@ from pydantic import ValidationError
 from kingdoms.orders import (
     BUILDINGS,
     CIVILIANS,
+    ECHO_CHARS,
     ERROR_CODES,
     IMPROVEMENTS,
+    MAX_ORDERS,
+    MAX_UNIT_IDS,
     ORDER_ADAPTER,
     ORDER_MODELS,
     TROOPS,
@@ -524,9 +527,10 @@ def test_blank_call_is_no_orders(call: Any) -> None:
 
 
 def test_too_many_orders_are_cut_off() -> None:
-    """A runaway call stops after 1000 orders with one malformed_call error."""
+    """A runaway call stops after MAX_ORDERS (200) orders with one malformed_call error saying the limit."""
     results = parse_orders("disband unit=1\n" * 1200)
-    assert len(results) == 1001
+    assert len(results) == MAX_ORDERS + 1 == 201
+    assert str(MAX_ORDERS) in results[-1].message
     assert isinstance(results[-1], OrderError) and results[-1].code == "malformed_call"
 
 
@@ -818,3 +822,26 @@ def test_hypothesis_fuzz_json_like_values_never_raise(call: Any) -> None:
     except (TypeError, ValueError):
         return
     check_result_shape(parse_orders(text))
+
+
+def test_many_unit_ids_are_refused_beyond_the_limit() -> None:
+    """One order takes at most MAX_UNIT_IDS (200) ids; 100,000 ids are refused (once taking 82 s to read, now
+    milliseconds: scripts/fuzz_orders.py measures it). Repeats count once, so 300 mentions of 200 ids are fine."""
+    ok = parse_orders([{"action": "hold", "unit_ids": list(range(1, MAX_UNIT_IDS + 1)) + [1] * 100}])
+    assert isinstance(ok[0], ParsedOrder) and len(ok[0].order.unit_ids) == MAX_UNIT_IDS
+    for call in ([{"action": "hold", "unit_ids": list(range(100_000))}],
+                 json.dumps([{"action": "hold", "unit_ids": list(range(100_000))}]),
+                 "hold units=" + ",".join(map(str, range(MAX_UNIT_IDS + 1)))):
+        (err,) = parse_orders(call)
+        assert isinstance(err, OrderError) and err.code == "bad_value"
+        assert "at most" in err.message and (str(MAX_UNIT_IDS) in err.message or "2000" in err.message)
+
+
+def test_refused_orders_are_echoed_cut() -> None:
+    """A refused order's text comes back cut to about ECHO_CHARS characters, saying how long it was."""
+    huge = "move unit=1 to=" + "9" * 1_000_000
+    (err,) = parse_orders(huge)
+    assert isinstance(err, OrderError)
+    assert len(err.text) < ECHO_CHARS + 60 and "characters, cut" in err.text
+    (err,) = parse_orders([{"action": "declare_war", "to": "x" * 50_000}])
+    assert isinstance(err, OrderError) and len(err.text) < ECHO_CHARS + 60

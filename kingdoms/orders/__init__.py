@@ -39,7 +39,10 @@ from .models import (
     men_range,
 )
 from .syntax import (
+    ECHO_CHARS,
     ERROR_CODES,
+    MAX_ORDERS,
+    MAX_UNIT_IDS,
     OrderError,
     OrderSyntaxError,
     ParsedOrder,
@@ -56,8 +59,11 @@ __all__ = [
     "BUILDINGS",
     "BUILD_WHAT",
     "CIVILIANS",
+    "ECHO_CHARS",
     "ERROR_CODES",
     "FOCUSES",
+    "MAX_ORDERS",
+    "MAX_UNIT_IDS",
     "IMPROVEMENTS",
     "MAX_DAN",
     "MAX_MEN",

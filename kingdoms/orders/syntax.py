@@ -57,7 +57,10 @@ from .models import (
 )
 
 __all__ = [
+    "ECHO_CHARS",
     "ERROR_CODES",
+    "MAX_ORDERS",
+    "MAX_UNIT_IDS",
     "OrderError",
     "OrderSyntaxError",
     "ParseResult",
@@ -141,7 +144,10 @@ class _Quoted(str):
 
 #: keys whose plain value may run over spaces up to the next key (lists: "queue=walls, heavy infantry:600")
 _GREEDY_KEYS: Final = frozenset({"queue", "units", "unit_ids"})
-_MAX_ORDERS: Final = 1000  # orders per call; more is certainly a runaway generator
+MAX_ORDERS: Final = 200  # orders per call (rules.md "Limits"); the rest of a longer call is refused unread
+MAX_UNIT_IDS: Final = 200  # unit ids in one order (hold units=...)
+ECHO_CHARS: Final = 200  # a refused order's text is echoed cut to about this many characters
+_MAX_ORDERS: Final = MAX_ORDERS
 _MAX_ORDER_CHARS: Final = 2000  # one order's text; keeps every regex linear-time on hostile input
 _BARE: Final = object()  # marker: a key written without a value (a flag, TOOLS-190)
 
@@ -328,8 +334,16 @@ def _show(value: Any, limit: int = 40) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+def _echo(text: str) -> str:
+    """A refused order's text as echoed back: cut to about ECHO_CHARS characters, saying how long it was."""
+    if len(text) <= ECHO_CHARS:
+        return text
+    return f"{text[:ECHO_CHARS]}... [{len(text):,} characters, cut]"
+
+
 def _closest(word: str, options: list[str] | tuple[str, ...]) -> str | None:
     """The closest spelling among options (difflib, else a unique prefix such as "prod"), or None."""
+    word = word[:60]  # a runaway word is no spelling of anything; keeps difflib's cost bounded
     best = difflib.get_close_matches(word, options, n=1, cutoff=0.6)
     if best:
         return best[0]
@@ -572,8 +586,12 @@ def _as_id(value: Any, key: str, spec: _VerbSpec) -> int:
 
 
 def _as_ids(values: list[Any], key: str, spec: _VerbSpec) -> list[int]:
-    """One or more ids from lists, "1,2,3" text or single ids; repeats are dropped."""
+    """One or more ids from lists, "1,2,3" text or single ids; repeats are dropped; at most MAX_UNIT_IDS.
+
+    Linear in the input: repeats are found with a set, and reading stops at the first id beyond the limit.
+    """
     out: list[int] = []
+    seen: set[int] = set()
     for value in values:
         if isinstance(value, list | tuple):
             items: list[Any] = list(value)
@@ -583,7 +601,14 @@ def _as_ids(values: list[Any], key: str, spec: _VerbSpec) -> list[int]:
             items = [value]
         for item in items:
             n = _as_id(item, key, spec)
-            if n not in out:
+            if n not in seen:
+                if len(out) >= MAX_UNIT_IDS:
+                    raise _Fail(
+                        "bad_value",
+                        f"{spec.verb} names more than {MAX_UNIT_IDS} units; one order takes at most {MAX_UNIT_IDS} "
+                        f"unit ids: split them over several {spec.verb} orders",
+                    )
+                seen.add(n)
                 out.append(n)
     if not out:
         raise _Fail("bad_value", f"{spec.verb} needs at least one unit, e.g. hold unit=5 or hold units=3,4")
@@ -1055,10 +1080,10 @@ def _one(item: Any, position: int, out: list[ParseResult]) -> None:
     try:
         out.append(ParsedOrder(position, text, _parse_dict(item)))
     except _Fail as f:
-        out.append(OrderError(position, text, f.code, f.message))
+        out.append(OrderError(position, _echo(text), f.code, f.message))
     except Exception as exc:  # noqa: BLE001 - parse_orders never raises
         out.append(
-            OrderError(position, text, "bad_value", f"could not read this order ({type(exc).__name__})")
+            OrderError(position, _echo(text), "bad_value", f"could not read this order ({type(exc).__name__})")
         )
 
 
@@ -1094,10 +1119,10 @@ def _text_orders(text: str, out: list[ParseResult], depth: int) -> None:
         try:
             out.append(ParsedOrder(position, s, _parse_text(s)))
         except _Fail as f:
-            out.append(OrderError(position, s, f.code, f.message))
+            out.append(OrderError(position, _echo(s), f.code, f.message))
         except Exception as exc:  # noqa: BLE001 - parse_orders never raises
             out.append(
-                OrderError(position, s, "bad_value", f"could not read this order ({type(exc).__name__})")
+                OrderError(position, _echo(s), "bad_value", f"could not read this order ({type(exc).__name__})")
             )
 
 
@@ -1150,7 +1175,8 @@ def parse_orders(orders: str | list[str | dict[str, Any]] | Any) -> list[ParseRe
                 len(out) + 1,
                 "",
                 "malformed_call",
-                f"too many orders in one call: only the first {_MAX_ORDERS} were read; send the rest in another call",
+                f"too many orders in one call: a call takes at most {MAX_ORDERS} orders, so orders after the "
+                f"{MAX_ORDERS}th were not read (not queued); send them in another call",
             )
         )
     except Exception as exc:  # noqa: BLE001 - last-resort guard: never raise to the tool layer
