@@ -91,6 +91,7 @@ class Game:
             store.add_seat(kid, kd.ruler, kd.name, controller, token)
         store.save_month(state.month, state.to_dict(), state.state_hash())
         game = cls(store)
+        game._remember(state.month, state.clone().sort_ids())
         return game, tokens
 
     @classmethod
@@ -114,9 +115,7 @@ class Game:
         if cached is None:
             data, _ = self.store.month_state(month)
             cached = GameState.from_dict(data, self.map)
-            if len(self._cache) > 4:
-                self._cache.clear()
-            self._cache[month] = cached
+            self._remember(month, cached)
         return cached
 
     def observation(self, kingdom: str, month: int | None = None) -> Observation:
@@ -133,6 +132,15 @@ class Game:
                 self._observations.clear()
             self._observations[key] = got
         return got
+
+    def _remember(self, month: int, state: GameState) -> None:
+        """Keep a few recent stored months' states (the oldest go first), so the open month stays in memory.
+
+        Keyed by the stored month: a finished game's final state keeps its last month's number but is stored
+        one month later."""
+        self._cache[month] = state
+        while len(self._cache) > 4:
+            del self._cache[min(self._cache)]
 
     def seats(self) -> list[dict[str, Any]]:
         return self.store.seats()
@@ -250,7 +258,7 @@ class Game:
         done = self.store.commit_resolution(state.month, nxt.to_dict(), nxt.state_hash(), events, outcomes,
                                            {"month_opened_at": time.time()})
         if done:
-            self._cache[nxt.month] = nxt
+            self._remember(state.month + 1, nxt)
         return done
 
     def rolled(self, state: GameState) -> GameState:

@@ -271,6 +271,19 @@ class GameState:
                     new.__dict__[key] = copy.deepcopy(value, memo)
         return new
 
+    def sort_ids(self) -> GameState:
+        """Put units, cities, generals and camps in ascending id order, in place (the one canonical order).
+
+        The engine iterates these dicts; new ids are always larger, so insertion keeps the order, and a state
+        built or loaded any other way is brought to it here (from_dict, resolve_month). Returns the state.
+        """
+        for name in _ID_DICTS:
+            table = getattr(self, name)
+            keys = list(table)
+            if any(a > b for a, b in zip(keys, keys[1:], strict=False)):
+                setattr(self, name, {k: table[k] for k in sorted(keys)})
+        return self
+
     def to_dict(self) -> Json:
         """Plain JSON-able data (the map is stored once per game, not per month)."""
         data = _ADAPTER.dump_python(self, mode="json", exclude={"owner", "map"})
@@ -279,11 +292,13 @@ class GameState:
 
     @classmethod
     def from_dict(cls, data: Json, game_map: GameMap) -> GameState:
+        """The state `to_dict` gave, with every dict and list in the order it was saved; id-keyed dicts are then
+        put in ascending id order (sort_ids), so a state read from an older file iterates as one built in memory."""
         body = {k: v for k, v in data.items() if k != "owner"}
         state = _ADAPTER.validate_python(body)
         state.map = game_map
         state.owner = np.asarray(data["owner"], dtype=np.int32)
-        return state
+        return state.sort_ids()
 
     def canonical_json(self) -> str:
         return json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
@@ -294,6 +309,9 @@ class GameState:
 
 
 _ADAPTER: TypeAdapter[GameState] = TypeAdapter(GameState)
+
+#: The GameState dicts keyed by integer id, kept in ascending id order (sort_ids).
+_ID_DICTS = ("cities", "units", "generals", "camps")
 
 
 # --- the explicit deep copy behind GameState.clone -------------------------------------------------------------

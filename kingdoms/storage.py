@@ -44,7 +44,9 @@ def match_token(token: str, digests: dict[str, str]) -> str | None:
 
 
 def _pack(data: Any) -> bytes:
-    return zlib.compress(json.dumps(data, separators=(",", ":"), sort_keys=True).encode(), 6)
+    """A state as compressed JSON, keys in the order the state holds them: loading gives back the very structure
+    (the hash is over the canonical sort_keys JSON, GameState.state_hash, so it does not depend on this)."""
+    return zlib.compress(json.dumps(data, separators=(",", ":")).encode(), 6)
 
 
 def _unpack(blob: bytes) -> Any:

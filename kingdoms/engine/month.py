@@ -257,7 +257,7 @@ def _unlock(slot: _Slot, stuck: list[_Item], pending: dict[int, int]) -> list[_I
 def resolve_month(state: GameState, orders: dict[str, list[Any]]) -> MonthResult:
     """Carry out one month: every kingdom's orders in rotation, then the global phases (pure function)."""
     load_areas()
-    new = state.clone()
+    new = state.clone().sort_ids()  # one iteration order however the state was built or loaded
     ctx = MonthContext(new)
     for kingdom in list(new.rotation):
         kd = new.kingdoms.get(kingdom)
