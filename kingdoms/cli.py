@@ -1,21 +1,36 @@
-"""The `kingdoms` command: new, info, replay, play, serve, seat, bench, tournament, view, chronicle, fork,
-scenario check."""
+"""The `kingdoms` command: new, info, replay, tick, play, serve, seat, bench, tournament, view, chronicle,
+fork, scenario check.
+
+`info` and `replay` only read: they open the file read-only (it may sit on a read-only file system) and
+never apply the deadline. `tick` is the operator's step that does (and resolves, and lets AI seats play);
+servers apply the deadline themselves. A file that cannot be used gets one line naming it, what is wrong
+and what to do, with exit status 2; a refused file is never written to.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import secrets
+import sqlite3
 import sys
 from pathlib import Path
 from typing import Any
 
-from kingdoms.game import Game, GameError
-from kingdoms.storage import StorageError
+from kingdoms.game import Game, GameError, setup_for
+from kingdoms.storage import StorageError, remove_game_file
+
+#: How long a command waits for another process's write before saying the file is locked.
+CLI_BUSY_TIMEOUT_S = 10.0
 
 
-def _build_state(args: argparse.Namespace) -> tuple[Any, str, int]:
-    """The starting state from --scenario or --random, with the game seed."""
+class CommandFailed(Exception):
+    """One line for the user (printed as `kingdoms COMMAND: ...`, exit status 2)."""
+
+
+def _build_state(args: argparse.Namespace) -> tuple[Any, str, int, dict[str, Any]]:
+    """The starting state from --scenario or --random, with its label, the game seed and its setup."""
     from kingdoms.scenario import ScenarioError, build_state, random_scenario, resolve_scenario
 
     seed = args.seed if args.seed is not None else secrets.randbits(31)
@@ -26,7 +41,8 @@ def _build_state(args: argparse.Namespace) -> tuple[Any, str, int]:
         else:
             scenario = resolve_scenario(args.scenario)
             label = scenario.name
-        return build_state(scenario, seed), label, seed
+        setup = setup_for(label if args.random is not None else args.scenario)
+        return build_state(scenario, seed), label, seed, setup
     except ScenarioError as exc:
         raise SystemExit(f"kingdoms: {exc}") from exc
 
@@ -61,18 +77,25 @@ def _default_out(label: str, seed: int) -> Path:
 
 
 def cmd_new(args: argparse.Namespace) -> int:
-    state, label, seed = _build_state(args)
+    state, label, seed, setup = _build_state(args)
     controllers = _controllers(args.seat, list(state.kingdoms), "agent")
     out = Path(args.out) if args.out else _default_out(label, seed)
+    if out.exists():
+        raise CommandFailed(f"{out} already exists: choose another --out path or delete it")
     try:
         game, tokens = Game.create(out, state, scenario=label, controllers=controllers,
-                                   deadline_s=args.deadline)
+                                   deadline_s=args.deadline, setup=setup)
     except GameError as exc:
         raise SystemExit(f"kingdoms: {exc}") from exc
+    try:
+        spectator = game.new_spectator_token()
+        game.play_ai_seats()
+    except BaseException:
+        game.close()
+        remove_game_file(out)  # all or nothing: no tokens were shown, so the file would be of no use
+        raise
     seats = [{"kingdom": k, "name": kd.name, "ruler": kd.ruler, "controller": controllers[k], "token": tokens[k]}
              for k, kd in state.kingdoms.items()]
-    spectator = game.new_spectator_token()
-    game.play_ai_seats()
     if args.json:
         print(json.dumps({"game": str(out), "seats": seats, "spectator_token": spectator}))
     else:
@@ -86,10 +109,12 @@ def cmd_new(args: argparse.Namespace) -> int:
 
 
 def cmd_info(args: argparse.Namespace) -> int:
-    game = _open(args.game)
-    game.apply_deadline()
-    game.try_resolve()
-    info = game.info()
+    """Read-only: what the file says now (the deadline is not applied; `kingdoms tick` does that)."""
+    game = _open(args.game, readonly=True)
+    try:
+        info = game.info()
+    finally:
+        game.close()
     if args.json:
         print(json.dumps(info))
     else:
@@ -103,30 +128,57 @@ def cmd_info(args: argparse.Namespace) -> int:
                 from kingdoms.modelseat.costs import usage_line
 
                 print("  " + " " * 10 + " " + usage_line(s["usage"]))
-    game.close()
     return 0
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    game = _open(args.game)
-    bad, checked = game.replay()
-    game.close()
-    if bad is None:
-        print(f"replay ok: {checked} months reproduce their stored hashes")
+    """Read-only: rebuild month 1 from the scenario and seed, replay every month, compare the hashes."""
+    game = _open(args.game, readonly=True)
+    try:
+        report = game.replay()
+    finally:
+        game.close()
+    if args.json:
+        print(json.dumps(report.to_json()))
+        return 0 if report.ok else 1
+    first = "month 1 rebuilt from the scenario and seed; " if report.rebuilt else (report.note + "; " if report.note
+                                                                                 else "")
+    if report.ok:
+        print(f"replay ok: {first}{report.months} months reproduce their stored hashes")
         return 0
-    print(f"replay MISMATCH: month {bad} differs from the stored hash (after {checked} months replayed)")
+    print(f"replay MISMATCH: month {report.first_mismatch} differs from the stored state "
+          f"({first}{report.months} months replayed)")
+    for line in report.differences:
+        print(f"  {line}")
     return 1
+
+
+def cmd_tick(args: argparse.Namespace) -> int:
+    """The operator's step: apply the deadline, resolve a month every seat has ended, let AI seats play."""
+    game = _open(args.game, write=True)
+    try:
+        done = game.tick()
+    finally:
+        game.close()
+    if args.json:
+        print(json.dumps(done))
+        return 0
+    late = ", ".join(done["deadline"]) or "nobody"
+    state = "the game is over" if done["finished"] else f"month {done['now']} is open"
+    print(f"{args.game}: month {done['month']}: deadline ended it for {late}; {done['resolved']} month(s) "
+          f"resolved; {state}")
+    return 0
 
 
 def cmd_play(args: argparse.Namespace) -> int:
     from kingdoms.play import play_game
 
-    state, label, seed = _build_state(args)
+    state, label, seed, setup = _build_state(args)
     controllers = _controllers(args.seat, list(state.kingdoms), "ai:standard" if _has_standard() else "ai")
     if any(c == "agent" for c in controllers.values()):
         raise SystemExit("kingdoms play seats AI rulers only; use `kingdoms new` and `kingdoms serve` for agents")
     out = Path(args.out) if args.out else _default_out(label, seed)
-    return play_game(state, label, controllers, out, months=args.months, quiet=args.quiet)
+    return play_game(state, label, controllers, out, months=args.months, quiet=args.quiet, setup=setup)
 
 
 def _has_standard() -> bool:
@@ -138,6 +190,7 @@ def _has_standard() -> bool:
 def cmd_serve(args: argparse.Namespace) -> int:
     from kingdoms.server import serve
 
+    _open(args.game, write=True).close()  # a bad, damaged, locked or read-only file: one line, nothing written
     return serve(args)
 
 
@@ -168,7 +221,7 @@ def cmd_view(args: argparse.Namespace) -> int:
     """Write the replay page of a game (the spectator's and every kingdom's view, or --kingdom's alone)."""
     from kingdoms.viewer import SpectatorRefused, write_view
 
-    game = _open(args.game)
+    game = _open(args.game, readonly=True)
     try:
         kingdom = _kingdom(game, args.kingdom)
         out = Path(args.out) if args.out else Path(args.game).with_suffix(f".{kingdom}.html" if kingdom else ".html")
@@ -186,7 +239,7 @@ def cmd_chronicle(args: argparse.Namespace) -> int:
     """Write a chronicle as Markdown: the spectator's of a finished game, or one kingdom's."""
     from kingdoms.viewer import SpectatorRefused, write_chronicle
 
-    game = _open(args.game)
+    game = _open(args.game, readonly=True)
     try:
         kingdom = _kingdom(game, args.kingdom)
         out = Path(args.out) if args.out else Path(args.game).with_suffix(
@@ -205,7 +258,7 @@ def cmd_fork(args: argparse.Namespace) -> int:
     """Fork a game at a month: its months up to there, new seats (and seed) from there on."""
     from kingdoms.fork import fork_game
 
-    source = _open(args.game)
+    source = _open(args.game, readonly=True)
     try:
         seats = {s["kingdom"]: s["controller"] for s in source.seats()}
         given = _controllers(args.seat, list(seats), "")
@@ -258,11 +311,23 @@ def cmd_scenario_check(args: argparse.Namespace) -> int:
     return 0
 
 
-def _open(path: str) -> Game:
+def _open(path: str, *, readonly: bool = False, write: bool = False) -> Game:
+    """Open a game file after checking it whole (SQLite's integrity check and the open month's state).
+
+    The check runs on a read-only open, so a refused file is never written to; `write` then opens it for
+    writing and takes the write lock once, so a read-only or locked file is refused here, not half-way.
+    """
+    game = Game.open(path, readonly=True, check=True, busy_timeout=CLI_BUSY_TIMEOUT_S)
+    if readonly or not write:
+        return game
+    game.close()
+    game = Game.open(path, busy_timeout=CLI_BUSY_TIMEOUT_S)
     try:
-        return Game.open(path)
-    except StorageError as exc:
-        raise SystemExit(f"kingdoms: {exc}") from exc
+        game.store.probe_write()
+    except BaseException:
+        game.close()
+        raise
+    return game
 
 
 def _add_setup(p: argparse.ArgumentParser) -> None:
@@ -290,8 +355,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(fn=cmd_info)
     p = sub.add_parser("replay", help="replay the stored orders and check every month's hash")
     p.add_argument("game")
-    p.add_argument("--verify", action="store_true", help="(default) compare each month's hash; exit 1 on a mismatch")
+    p.add_argument("--verify", action="store_true", help="(default) rebuild month 1, compare each month's hash; "
+                   "exit 1 on a mismatch, naming the month and what differs")
+    p.add_argument("--json", action="store_true",
+                   help='print {"ok", "months", "first_mismatch", "hashes", "differences", ...}')
     p.set_defaults(fn=cmd_replay)
+    p = sub.add_parser("tick", help="operators: apply the deadline, resolve an ended month, let AI seats play")
+    p.add_argument("game")
+    p.add_argument("--json", action="store_true", help='print {"month", "deadline", "resolved", "now", "finished"}')
+    p.set_defaults(fn=cmd_tick)
     p = sub.add_parser("play", help="play a whole game with AI rulers and print the result")
     _add_setup(p)
     p.add_argument("--months", type=int, help="stop after this many months")
@@ -352,13 +424,30 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    where = f"kingdoms {args.command}"
     try:
         return int(args.fn(args) or 0)
-    except GameError as exc:
-        print(f"kingdoms: {exc}", file=sys.stderr)
+    except (GameError, StorageError, CommandFailed) as exc:
+        print(f"{where}: {_one_line(str(exc))}", file=sys.stderr)
+        return 2
+    except (sqlite3.Error, OSError) as exc:  # not met through the store: still one line
+        from kingdoms.storage import sqlite_problem
+
+        name = Path(getattr(args, "game", None) or getattr(args, "out", None) or "the game file")
+        print(f"{where}: {_one_line(str(sqlite_problem(name, exc)))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
+    except Exception as exc:  # a bug: one line unless KINGDOMS_DEBUG asks for the traceback
+        if os.environ.get("KINGDOMS_DEBUG"):
+            raise
+        print(f"{where}: unexpected error ({type(exc).__name__}: {_one_line(str(exc))[:300]}); set KINGDOMS_DEBUG=1 "
+              "for the traceback and report it", file=sys.stderr)
+        return 2
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
 
 
 if __name__ == "__main__":

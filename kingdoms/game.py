@@ -3,16 +3,22 @@
 This is the library the interfaces (MCP server, CLI, AI runner, bench) stand on: it parses and checks
 orders, queues the accepted ones durably, ends months, resolves a month exactly once when every seat has
 ended it (or its deadline passed, OPEN-78), lets AI seats play, and replays a game to verify its hashes.
+
+Orders and month ends are bound to their month: checking and queuing run in one write transaction that
+first confirms the month is still open (and still the one the caller saw, `month=`), so a reply that says
+"queued" is true; when the month has closed, MonthClosed says which month is open now.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hmac
 import json
+import os
 import secrets
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -22,9 +28,16 @@ from kingdoms.engine.month import resolve_month
 from kingdoms.engine.victory import captures as captures_of
 from kingdoms.gamemap import GameMap
 from kingdoms.orders.models import ORDER_ADAPTER
-from kingdoms.orders.syntax import OrderError, ParsedOrder, format_order, parse_orders
-from kingdoms.state import GameState
-from kingdoms.storage import GameStore, StorageError, token_digest
+from kingdoms.orders.syntax import OrderError, ParsedOrder, ParseResult, format_order, parse_orders
+from kingdoms.state import GameState, diff_states
+from kingdoms.storage import (
+    DEFAULT_BUSY_TIMEOUT_S,
+    GameStore,
+    StorageError,
+    remove_game_file,
+    side_files,
+    token_digest,
+)
 from kingdoms.views.observation import Observation, observe
 
 DEFAULT_DEADLINE_S = 600.0
@@ -32,6 +45,12 @@ DEFAULT_DEADLINE_S = 600.0
 #: Decides an AI seat's month: (game, kingdom id, controller name) -> orders text, or a Decision
 #: (kingdoms.ai.common: `.orders` text and an optional chronicle `.note`).
 AiDecider = Callable[["Game", str, str], Any]
+
+#: Seconds since the epoch; a test gives a controllable clock instead of time.time.
+Clock = Callable[[], float]
+
+_HOW = {"deadline": "the month's deadline ended it for you", "fast_forward": "fast_forward ended it for you",
+        "ai": "the AI ended it", "ended": "you ended it"}
 
 
 def ai_decide(game: Game, kingdom: str, controller: str) -> Any:
@@ -45,6 +64,20 @@ class GameError(Exception):
     """A request the game cannot serve (bad seat, finished game...); the message says why."""
 
 
+class MonthClosed(GameError):
+    """Orders or a month end for a month that is no longer open to this seat; nothing was queued or ended.
+
+    `month` is the month the caller meant, `open_month` the month open now (None once the game is over),
+    `ended_by` how the seat's month was ended when it is still open but ended for this seat (else None).
+    """
+
+    def __init__(self, message: str, *, month: int, open_month: int | None, ended_by: str | None = None) -> None:
+        super().__init__(message)
+        self.month = month
+        self.open_month = open_month
+        self.ended_by = ended_by
+
+
 @dataclass(slots=True)
 class Verdict:
     """The issue-time answer for one order: accepted (with what it will do) or refused (code and reason)."""
@@ -56,14 +89,68 @@ class Verdict:
     code: str | None = None
 
 
+@dataclass(slots=True)
+class ReplayReport:
+    """What `replay` found: ok, months replayed, the first month whose state differs, and what differs there.
+
+    `hashes` are the replayed states' hashes from the first month on; `rebuilt` says whether the first month
+    was rebuilt from the scenario and seed (False when the file does not record how it was set up).
+    """
+
+    ok: bool
+    months: int
+    first_mismatch: int | None
+    hashes: list[str]
+    differences: list[str] = field(default_factory=list)
+    rebuilt: bool = False
+    note: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"ok": self.ok, "months": self.months, "first_mismatch": self.first_mismatch, "hashes": self.hashes,
+                "differences": self.differences, "rebuilt_first_month": self.rebuilt, "note": self.note}
+
+
+# --- how a game was set up, so replay --verify can rebuild its first month -----------------------------------
+
+
+def setup_for(scenario: str | Path | None) -> dict[str, Any]:
+    """What rebuilds a scenario later, for the file's meta: a random map's seed and kingdoms, or the TOML text
+    of a named or file scenario (the file may move or change; the text in the game file does not)."""
+    from kingdoms.scenario import DEFAULT_SCENARIO, scenario_path
+
+    text = DEFAULT_SCENARIO if scenario is None or str(scenario).strip() == "" else str(scenario).strip()
+    if not isinstance(scenario, Path) and text.startswith("random:"):
+        parts = text.split(":")
+        return {"kind": "random", "map_seed": int(parts[1]), "kingdoms": int(parts[2]) if len(parts) > 2 else 3}
+    path = scenario_path(scenario if isinstance(scenario, Path) else text)
+    return {"kind": "toml", "name": path.stem, "toml": path.read_text(encoding="utf-8")}
+
+
+def rebuild_first_state(setup: dict[str, Any], seed: int) -> GameState:
+    """The first month's state made afresh from a stored setup (setup_for) and the game seed."""
+    from kingdoms.scenario import build_state, parse_scenario, random_scenario
+
+    if setup.get("kind") == "random":
+        scenario = random_scenario(int(setup["map_seed"]), int(setup["kingdoms"]))
+    else:
+        scenario = parse_scenario(str(setup["toml"]), source=f"<scenario {setup.get('name')} stored in the game>",
+                                  name=str(setup.get("name") or ""))
+    return build_state(scenario, seed)
+
+
 class Game:
     """One game file opened by this process; cheap to open, safe to use from several processes at once."""
 
-    def __init__(self, store: GameStore) -> None:
+    def __init__(self, store: GameStore, *, clock: Clock | None = None) -> None:
         self.store = store
+        self.clock: Clock = clock or time.time
         meta = store.meta()
         self.meta = meta
-        self.map = GameMap.from_dict(meta["map"])
+        try:
+            self.map = GameMap.from_dict(meta["map"])
+        except Exception as exc:  # noqa: BLE001 - any failure here means the stored map is unusable
+            raise StorageError(f"{store.path} is damaged: its map cannot be read ({type(exc).__name__}): restore "
+                               "it from a backup", "damaged") from None
         self._cache: dict[int, GameState] = {}
         self._observations: dict[tuple[int, str], Observation] = {}
         self.ai_decider: AiDecider | None = None
@@ -72,31 +159,79 @@ class Game:
 
     @classmethod
     def create(cls, path: str | Path, state: GameState, *, scenario: str, controllers: dict[str, str],
-               deadline_s: float = DEFAULT_DEADLINE_S, extra_meta: dict[str, Any] | None = None
-               ) -> tuple[Game, dict[str, str]]:
-        """Write a new game file holding `state` as month 1 (or its start month); returns seat tokens."""
+               deadline_s: float = DEFAULT_DEADLINE_S, extra_meta: dict[str, Any] | None = None,
+               setup: dict[str, Any] | None = None, clock: Clock | None = None) -> tuple[Game, dict[str, str]]:
+        """Write a new game file holding `state` as month 1 (or its start month); returns seat tokens.
+
+        All or nothing: the file is written under a temporary name beside `path` and renamed into place once
+        complete, so a failure (or a kill) never leaves a half-made game at `path`. `setup` (setup_for) lets
+        replay --verify rebuild the first month; the file is readable by its owner only.
+        """
         path = Path(path)
+        clock = clock or time.time
         if path.exists():
             raise GameError(f"{path} already exists: choose another --out path or delete it")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        store = GameStore(path, create=True)
-        store.set_meta(rules_version=RULES_VERSION, seed=state.seed, scenario=scenario, map=state.map.to_dict(),
-                       deadline_s=deadline_s, start_month=state.month, created_at=time.time(),
-                       month_opened_at=time.time(), **(extra_meta or {}))
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StorageError(f"cannot make the directory {path.parent} ({exc.strerror or exc}): choose another "
+                               "--out path", "readonly") from exc
+        tmp = path.with_name(f".{path.name}.creating-{os.getpid()}")
+        remove_game_file(tmp)
         tokens: dict[str, str] = {}
-        for kid, kd in state.kingdoms.items():
-            controller = controllers.get(kid, "agent")
-            token = secrets.token_urlsafe(18)
-            tokens[kid] = token
-            store.add_seat(kid, kd.ruler, kd.name, controller, token)
-        store.save_month(state.month, state.to_dict(), state.state_hash())
-        game = cls(store)
+        try:
+            store = GameStore(tmp, create=True)
+            try:
+                with store.write():
+                    now = clock()
+                    store.set_meta(rules_version=RULES_VERSION, seed=state.seed, scenario=scenario,
+                                   map=state.map.to_dict(), deadline_s=deadline_s, start_month=state.month,
+                                   created_at=now, month_opened_at=now,
+                                   **({"setup": setup} if setup is not None else {}), **(extra_meta or {}))
+                    for kid, kd in state.kingdoms.items():
+                        token = secrets.token_urlsafe(18)
+                        tokens[kid] = token
+                        store.add_seat(kid, kd.ruler, kd.name, controllers.get(kid, "agent"), token)
+                    store.save_month(state.month, state.to_dict(), state.state_hash())
+            finally:
+                store.close()  # the last connection: SQLite folds the -wal into the file and removes it
+            try:
+                os.link(tmp, path)  # never replaces a file made meanwhile
+                tmp.unlink()
+            except FileExistsError:
+                raise GameError(f"{path} already exists: choose another --out path or delete it") from None
+            except OSError:  # a file system without hard links
+                os.replace(tmp, path)
+            for side in side_files(tmp):
+                with contextlib.suppress(FileNotFoundError):
+                    side.unlink()
+        except BaseException as exc:
+            remove_game_file(tmp)
+            if isinstance(exc, OSError):
+                from kingdoms.storage import sqlite_problem
+
+                raise sqlite_problem(path, exc) from exc
+            raise
+        game = cls(GameStore(path), clock=clock)
         game._remember(state.month, state.clone().sort_ids())
         return game, tokens
 
     @classmethod
-    def open(cls, path: str | Path) -> Game:
-        return cls(GameStore(path))
+    def open(cls, path: str | Path, *, readonly: bool = False, check: bool = False, clock: Clock | None = None,
+             busy_timeout: float = DEFAULT_BUSY_TIMEOUT_S) -> Game:
+        """Open a game file. `readonly` never writes (info, replay); `check` runs SQLite's integrity check and
+        reads the open month's state first, so a damaged file fails here with one StorageError."""
+        store = GameStore(path, readonly=readonly, busy_timeout=busy_timeout)
+        try:
+            if check:
+                store.check()
+            game = cls(store, clock=clock)
+            if check:
+                game.state()
+            return game
+        except BaseException:
+            store.close()
+            raise
 
     def close(self) -> None:
         self.store.close()
@@ -185,17 +320,40 @@ class Game:
 
     # --- giving orders ------------------------------------------------------------------------------
 
-    def issue(self, kingdom: str, orders: Any, *, preview: bool = False) -> list[Verdict]:
-        """Parse and check orders for `kingdom`; queue the accepted ones unless previewing (TURN-050/070/170)."""
+    def _open_for(self, kingdom: str, month: int | None, *, ended_ok: bool = False) -> GameState:
+        """The open month's state, if `kingdom` may still act in it (and it is `month`, when given).
+
+        Raises MonthClosed when the month the caller meant has closed or the seat has ended it (unless
+        `ended_ok`), GameError for a finished game or a fallen or unknown kingdom. Inside a write transaction
+        the answer holds until it commits.
+        """
         state = self.state()
+        asked = state.month if month is None else month
         if state.finished:
-            raise GameError("the game is over: no more orders")
-        if kingdom in self.store.ended(state.month):
-            raise GameError(f"you have already ended month {state.month}; wait for the next month")
-        parsed = parse_orders(orders)
+            raise MonthClosed(f"the game is over (it ended in month {state.month}): no more orders or month ends",
+                              month=asked, open_month=None)
+        if kingdom not in state.kingdoms:
+            raise GameError(f"no kingdom {kingdom!r} in this game")
+        if asked != state.month:
+            when = "has been resolved" if asked < state.month else "has not opened yet"
+            raise MonthClosed(f"month {asked} {when}; month {state.month} is open now. Nothing was queued or "
+                              f"ended: look at month {state.month} and give its orders", month=asked,
+                              open_month=state.month)
+        if state.kingdoms[kingdom].eliminated:
+            raise GameError("your kingdom has fallen: it gives no more orders")
+        if not ended_ok:
+            how = self.store.ended(state.month).get(kingdom)
+            if how is not None:
+                raise MonthClosed(f"you have already ended month {state.month} ({_HOW.get(how, how)}); nothing was "
+                                  f"queued: wait for month {state.month + 1}", month=asked, open_month=state.month,
+                                  ended_by=how)
+        return state
+
+    def _verdicts(self, state: GameState, kingdom: str, parsed: list[ParseResult]) -> list[Verdict]:
+        """Check parsed orders against the board after the kingdom's queued ones (TURN-050)."""
         good = [p for p in parsed if isinstance(p, ParsedOrder)]
-        checks = iter(self.observation(kingdom).check_orders(self.queued(kingdom, state.month),
-                                                            [p.order for p in good]))
+        checks = iter(self.observation(kingdom, state.month).check_orders(self.queued(kingdom, state.month),
+                                                                         [p.order for p in good]))
         verdicts: list[Verdict] = []
         for item in parsed:
             if isinstance(item, OrderError):
@@ -204,8 +362,22 @@ class Game:
                 res = next(checks)
                 verdicts.append(Verdict(item.position, item.text or format_order(item.order), res.ok, res.message,
                                         res.code))
-        if not preview:
-            order_of = {p.position: p.order for p in good}
+        return verdicts
+
+    def issue(self, kingdom: str, orders: Any, *, preview: bool = False, month: int | None = None) -> list[Verdict]:
+        """Parse and check orders for `kingdom`; queue the accepted ones unless previewing (TURN-050/070/170).
+
+        Checking and queuing are one write transaction that first confirms the month is open, is `month` (the
+        month the caller saw, when given) and not ended by this seat: every order a verdict accepts is queued
+        for that month and will run at its end. Otherwise MonthClosed, and nothing is queued.
+        """
+        parsed = parse_orders(orders)  # pure and bounded: outside the transaction
+        if preview:
+            return self._verdicts(self._open_for(kingdom, month), kingdom, parsed)
+        with self.store.write():
+            state = self._open_for(kingdom, month)
+            verdicts = self._verdicts(state, kingdom, parsed)
+            order_of = {p.position: p.order for p in parsed if isinstance(p, ParsedOrder)}
             rows = [{"position": v.position, "raw": v.text,
                      "parsed": json.dumps(ORDER_ADAPTER.dump_python(order_of[v.position], mode="json"))
                      if v.position in order_of else "", "accepted": int(v.ok), "code": v.code or "",
@@ -216,10 +388,23 @@ class Game:
 
     # --- ending months ------------------------------------------------------------------------------
 
-    def end_month(self, kingdom: str, how: str = "ended") -> bool:
-        """Mark the kingdom's month as ended; resolve it if it was the last seat. True when a month resolved."""
-        month = self.month
-        self.store.mark_ended(month, kingdom, how, time.time())
+    def mark_ended(self, kingdom: str, how: str = "ended", *, month: int | None = None) -> int:
+        """End the open month for `kingdom` without resolving (it must be `month` when given); returns the month.
+
+        Ending a month the seat has already ended changes nothing. MonthClosed when the month has closed.
+        """
+        with self.store.write():
+            state = self._open_for(kingdom, month, ended_ok=True)
+            self.store.mark_ended(state.month, kingdom, how, self.clock())
+        return state.month
+
+    def end_month(self, kingdom: str, how: str = "ended", *, month: int | None = None) -> bool:
+        """End exactly the open month (`month`, when given) for `kingdom`, then resolve it if every seat has.
+
+        True when a month resolved. MonthClosed (saying which month is open) when that month has closed:
+        then nothing is marked, so a seat never ends a month it has not seen.
+        """
+        self.mark_ended(kingdom, how, month=month)
         return self.try_resolve()
 
     def waiting_for(self) -> list[str]:
@@ -232,20 +417,37 @@ class Game:
         """End the month for seats past the deadline with what they queued (OPEN-78); returns those ended.
 
         The deadline counts from the month's opening, or from `not_before` when that is later (a server that
-        starts long after a game was created does not end its month at once).
+        starts long after a game was created does not end its month at once). One write transaction: the
+        month whose deadline passed is the month whose seats are ended.
         """
-        now = time.time() if now is None else now
-        opened = float(self.store.meta_value("month_opened_at", now))
-        if not_before is not None:
-            opened = max(opened, not_before)
-        deadline = float(self.meta.get("deadline_s", DEFAULT_DEADLINE_S))
-        late = self.waiting_for() if now - opened >= deadline else []
-        for kingdom in late:
-            self.store.mark_ended(self.month, kingdom, "deadline", now)
+        now = self.clock() if now is None else now
+        with self.store.write():
+            state = self.state()
+            if state.finished:
+                return []
+            opened = float(self.store.meta_value("month_opened_at", now))
+            if not_before is not None:
+                opened = max(opened, not_before)
+            deadline = float(self.meta.get("deadline_s", DEFAULT_DEADLINE_S))
+            if now - opened < deadline:
+                return []
+            ended = self.store.ended(state.month)
+            late = [k for k in state.living() if k not in ended]
+            for kingdom in late:
+                self.store.mark_ended(state.month, kingdom, "deadline", now)
         return late
 
+    def deadline_at(self) -> float:
+        """When the open month's deadline passes (seconds since the epoch), counted from its opening."""
+        opened = float(self.store.meta_value("month_opened_at", self.clock()))
+        return opened + float(self.meta.get("deadline_s", DEFAULT_DEADLINE_S))
+
     def try_resolve(self) -> bool:
-        """Resolve the open month if every living seat has ended it; exactly once across processes."""
+        """Resolve the open month if every living seat has ended it; exactly once across processes.
+
+        Once every seat has ended a month no order can join it (issue checks that inside its transaction), so
+        the orders read here are all the month's orders.
+        """
         state = self.state()
         if state.finished or self.waiting_for():
             return False
@@ -256,7 +458,7 @@ class Game:
         outcomes = [{"kingdom": o.kingdom, "position": o.position, "text": o.text, "ok": int(o.ok), "result": o.result,
                      "code": o.code or ""} for o in result.outcomes]
         done = self.store.commit_resolution(state.month, nxt.to_dict(), nxt.state_hash(), events, outcomes,
-                                           {"month_opened_at": time.time()})
+                                           {"month_opened_at": self.clock()})
         if done:
             self._remember(state.month + 1, nxt)
         return done
@@ -271,26 +473,46 @@ class Game:
             state.seed = int(reseed["seed"])
         return state
 
+    def tick(self, *, not_before: float | None = None) -> dict[str, Any]:
+        """An operator's step (`kingdoms tick`): apply the deadline, resolve an ended month, let AI seats play.
+
+        Returns what happened: {"month": open month before, "deadline": seats ended by it, "resolved": months
+        resolved, "now": open month after}.
+        """
+        before = self.store.latest_month()
+        late = self.apply_deadline(not_before=not_before)
+        self.try_resolve()
+        self.play_ai_seats()
+        after = self.store.latest_month()
+        return {"month": self.state(before).month, "deadline": late, "resolved": after - before,
+                "now": self.state().month, "finished": self.finished}
+
     def play_ai_seats(self) -> None:
-        """Let every AI seat that has not ended the open month give its orders and end it."""
+        """Let every AI seat that has not ended the open month give its orders and end it.
+
+        If another process resolves the month meanwhile, the seats it covered are left alone (MonthClosed).
+        """
         if self.ai_decider is None:
             self.ai_decider = ai_decide
         state = self.state()
         if state.finished:
             return
         ended = self.store.ended(state.month)
-        for seat in self.seats():
-            kid, controller = seat["kingdom"], seat["controller"]
-            if not controller.startswith("ai") or kid in ended or state.kingdoms[kid].eliminated:
-                continue
-            decision = self.ai_decider(self, kid, controller)
-            text = decision if isinstance(decision, str) else decision.orders
-            note = None if isinstance(decision, str) else decision.note
-            if text.strip():
-                self.issue(kid, text)
-            if note:
-                self.store.add_note(state.month, kid, "note", note, time.time())
-            self.store.mark_ended(state.month, kid, "ai", time.time())
+        try:
+            for seat in self.seats():
+                kid, controller = seat["kingdom"], seat["controller"]
+                if not controller.startswith("ai") or kid in ended or state.kingdoms[kid].eliminated:
+                    continue
+                decision = self.ai_decider(self, kid, controller)
+                text = decision if isinstance(decision, str) else decision.orders
+                note = None if isinstance(decision, str) else decision.note
+                if text.strip():
+                    self.issue(kid, text, month=state.month)
+                if note:
+                    self.store.add_note(state.month, kid, "note", note, self.clock())
+                self.mark_ended(kid, "ai", month=state.month)
+        except MonthClosed:
+            pass  # another process moved the game on (or the deadline ended this seat): nothing to redo
         self.try_resolve()
 
     # --- records ------------------------------------------------------------------------------------
@@ -305,6 +527,7 @@ class Game:
             "game": str(self.store.path), "month": state.month, "finished": state.finished,
             "end_reason": state.end_reason, "rules_version": self.meta.get("rules_version"),
             "scenario": self.meta.get("scenario"), "seed": self.meta.get("seed"),
+            "deadline_at": None if state.finished else self.deadline_at(),
             "seats": [{"kingdom": s["kingdom"], "name": s["name"], "ruler": s["ruler"], "controller": s["controller"],
                        "ended": s["kingdom"] in ended, "eliminated": state.kingdoms[s["kingdom"]].eliminated,
                        "captures": caps.get(s["kingdom"], 0), "result": state.kingdoms[s["kingdom"]].result,
@@ -312,27 +535,56 @@ class Game:
                       for s in self.seats()],
         }
 
-    def replay(self) -> tuple[int | None, int]:
-        """Replay every stored month's accepted orders from the first stored state.
+    def replay(self, *, rebuild: bool = True) -> ReplayReport:
+        """Replay every stored month's accepted orders and compare each resulting hash with the stored one.
 
-        Returns (first month whose resulting hash differs, or None; months checked).
+        With `rebuild`, the first month is first made afresh from the scenario and seed in the meta and checked
+        too. Stops at the first month that differs and says what differs (diff_states).
         """
         hashes = self.store.month_hashes()
         months = sorted(hashes)
         if not months:
-            raise StorageError("the game file holds no months")
-        data, _ = self.store.month_state(months[0])
-        state = GameState.from_dict(data, self.map)
-        if state.state_hash() != hashes[months[0]]:
-            return months[0], 0
-        checked = 0
+            raise StorageError(f"{self.store.path} holds no months: its creation was interrupted", "incomplete")
+        first = months[0]
+        stored = self.state(first)
+        report = ReplayReport(ok=True, months=0, first_mismatch=None, hashes=[])
+        setup = self.meta.get("setup")
+        if rebuild and setup:
+            try:
+                fresh = rebuild_first_state(setup, int(self.meta.get("seed", stored.seed)))
+            except Exception as exc:  # noqa: BLE001 - a scenario this version cannot build is a mismatch to report
+                return ReplayReport(False, 0, first, [], [f"month {first} cannot be rebuilt from the stored "
+                                                          f"scenario: {exc}"], rebuilt=False)
+            report.rebuilt = True
+            report.hashes.append(fresh.state_hash())
+            if fresh.state_hash() != hashes[first]:
+                report.ok, report.first_mismatch = False, first
+                report.differences = diff_states(fresh, stored, ("rebuilt", "stored"))
+                return report
+        else:
+            report.note = ("month 1 was not rebuilt: the file does not record its scenario"
+                           if rebuild else "month 1 was not rebuilt")
+            report.hashes.append(stored.state_hash())
+            if stored.state_hash() != hashes[first]:
+                report.ok, report.first_mismatch = False, first
+                report.differences = ["the stored state of the first month does not match its stored hash"]
+                return report
+        state = stored
         for month in months[:-1]:
             orders: dict[str, list[Any]] = {k: [] for k in state.kingdoms}
             for row in self.store.accepted_orders(month):
                 orders.setdefault(row["kingdom"], []).append(ORDER_ADAPTER.validate_json(row["parsed"]))
             state = resolve_month(self.rolled(state), orders).state
-            checked += 1
-            if state.state_hash() != hashes[month + 1]:
-                return month + 1, checked
-        return None, checked
-
+            report.months += 1
+            report.hashes.append(state.state_hash())
+            if report.hashes[-1] != hashes[month + 1]:
+                report.ok, report.first_mismatch = False, month + 1
+                try:
+                    saved = GameState.from_dict(self.store.month_state(month + 1)[0], self.map)
+                    report.differences = diff_states(state, saved)
+                    if not report.differences:
+                        report.differences = ["the stored state equals the replayed one: the stored hash is wrong"]
+                except StorageError as exc:
+                    report.differences = [str(exc)]
+                return report
+        return report

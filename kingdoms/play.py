@@ -24,9 +24,11 @@ def _console(stream: Any) -> Console:
 
 
 def play_game(state: GameState, label: str, controllers: dict[str, str], out: Path, *, months: int | None = None,
-              quiet: bool = False) -> int:
-    """Play until the game ends or `months` months have been resolved; print the table and file paths."""
-    game, _ = Game.create(out, state, scenario=label, controllers=controllers)
+              quiet: bool = False, setup: dict[str, Any] | None = None) -> int:
+    """Play until the game ends or `months` months have been resolved; print the table and file paths.
+
+    `setup` (game.setup_for) is stored so `kingdoms replay --verify` can rebuild the first month."""
+    game, _ = Game.create(out, state, scenario=label, controllers=controllers, setup=setup)
     try:
         return play_out(game, months=months, quiet=quiet)
     finally:

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from kingdoms import history, records
-from kingdoms.game import Game, GameError, Verdict
+from kingdoms.game import Game, GameError, MonthClosed, Verdict
 from kingdoms.history import DISPATCH_CHARS, GOAL_CHARS, HISTORY_BUDGET, NOTE_CHARS, SeatFacts
 from kingdoms.records import RECORD_URI, REPLAY_URI
 from kingdoms.storage import StorageError
@@ -120,7 +120,11 @@ class Session:
         """Append to the seat's history (briefing, reply, error, fast_forward...); returns the entry's id."""
         with self.lock:
             m = self.game.month if month is None else month
-            return self.game.store.add_history(m, kingdom, kind, text, time.time())
+            try:
+                return self.game.store.add_history(m, kingdom, kind, text, time.time())
+            except StorageError as exc:  # e.g. a full disk: the call's own answer (say, "disk full") still goes out
+                log.warning("history entry not stored: %s", exc)
+                return 0
 
     def record_call(self, kingdom: str, tool: str, args: dict[str, Any]) -> int:
         """Store one call and its arguments, each cut to what the tool keeps; returns the entry's id."""
@@ -133,7 +137,10 @@ class Session:
         """Keep the size of the whole answer a call got (characters and estimated tokens) with the call."""
         chars, tokens = history.reply_size(reply)
         with self.lock:
-            self.game.store.set_reply_size(call_id, chars, tokens)
+            try:
+                self.game.store.set_reply_size(call_id, chars, tokens)
+            except StorageError as exc:
+                log.warning("reply size not stored: %s", exc)
 
     def seen_months(self, kingdom: str) -> set[int]:
         """Months whose briefing the seat has been sent."""
@@ -353,7 +360,9 @@ class Session:
             verdicts: list[Verdict] = []
             if _has_orders(orders):
                 try:
-                    verdicts = g.issue(kingdom, orders, preview=preview)
+                    verdicts = g.issue(kingdom, orders, preview=preview, month=m)  # bound to month m
+                except MonthClosed as exc:
+                    raise SessionError(month_closed_text(exc)) from exc
                 except GameError as exc:
                     raise SessionError(str(exc)) from exc
             lines.append(orders_reply(m, verdicts, verbose=verbose, preview=preview))
@@ -377,7 +386,13 @@ class Session:
                 lines.append("end_turn ignored: a preview never ends the month. Send the orders without preview, "
                              "then end the month.")
             elif end_turn:
-                g.end_month(kingdom)
+                try:  # ends exactly month m, or says which month is open
+                    g.end_month(kingdom, month=m)
+                except MonthClosed as exc:
+                    if exc.open_month is None or exc.open_month == m:
+                        raise SessionError(month_closed_text(exc)) from exc
+                    lines.append(f"Month {m} had already closed when you ended it: {exc}. Any orders this reply "
+                                 f"calls queued were part of month {m} and ran at its end.")
                 ended = True
                 skip = max(0, int(fast_forward or 0))
                 g.store.set_fast_forward(kingdom, skip, time.time())
@@ -464,6 +479,15 @@ class Session:
         with self.lock:
             totals = self.game.store.usage_totals().get(kingdom)
         return json.dumps({"stored": stored, "seat": kingdom, "status": status, "totals": totals})
+
+def month_closed_text(exc: MonthClosed) -> str:
+    """The seat's answer when its month closed under it: nothing was queued or ended, and what is open now."""
+    if exc.open_month is None:
+        return f"{exc} Nothing was queued. get_briefing shows the result."
+    if exc.ended_by is not None:
+        return f"{exc} Call wait_for_turn for the month {exc.open_month + 1} briefing, then give orders."
+    return f"{exc} Call get_briefing for the month {exc.open_month} briefing, then send your orders again."
+
 
 def _has_orders(orders: Any) -> bool:
     if orders is None:

@@ -314,6 +314,84 @@ _ADAPTER: TypeAdapter[GameState] = TypeAdapter(GameState)
 _ID_DICTS = ("cities", "units", "generals", "camps")
 
 
+# --- what differs between two states (replay --verify) -------------------------------------------------------
+
+_TABLES = {"kingdoms": "kingdom", "cities": "city", "units": "unit", "generals": "general", "camps": "camp"}
+
+
+def _json_paths(a: Any, b: Any, path: str, out: list[str], limit: int) -> None:
+    """Dotted paths (with both values, shortened) where two JSON values differ, at most `limit`."""
+    if len(out) >= limit:
+        return
+    if isinstance(a, dict) and isinstance(b, dict):
+        for k in list(a) + [k for k in b if k not in a]:
+            if k not in b or k not in a:
+                out.append(f"{path}.{k} only in the {'first' if k in a else 'second'}")
+            elif a[k] != b[k]:
+                _json_paths(a[k], b[k], f"{path}.{k}" if path else str(k), out, limit)
+            if len(out) >= limit:
+                return
+    elif isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
+            if x != y:
+                _json_paths(x, y, f"{path}[{i}]", out, limit)
+            if len(out) >= limit:
+                return
+    else:
+        def short(v: Any) -> str:
+            text = json.dumps(v, sort_keys=True)
+            return text if len(text) <= 40 else text[:37] + "..."
+        out.append(f"{path} {short(a)} != {short(b)}")
+
+
+def diff_states(a: GameState, b: GameState, names: tuple[str, str] = ("replayed", "stored"),
+                limit: int = 20) -> list[str]:
+    """What differs between two states, one line per thing: which units, cities, kingdoms... and which fields
+    (first value from `a`, second from `b`), plus top-level fields and tile ownership; at most `limit` lines."""
+    da, db = a.to_dict(), b.to_dict()
+    out: list[str] = []
+    for key in da:
+        if len(out) >= limit:
+            break
+        if da[key] == db.get(key):
+            continue
+        if key in _TABLES:
+            label = _TABLES[key]
+            ta, tb = da[key], db.get(key) or {}
+            for ident in list(ta) + [i for i in tb if i not in ta]:
+                if len(out) >= limit:
+                    break
+                name = f"{label} {ident}" if key == "kingdoms" else f"{label} #{ident}"
+                ra, rb = ta.get(ident), tb.get(ident)
+                if ra is None or rb is None:
+                    out.append(f"{name}: only in the {names[0] if rb is None else names[1]} state")
+                    continue
+                if ra == rb:
+                    continue
+                if key == "cities":
+                    name += f" ({ra.get('name')})"
+                fields: list[str] = []
+                _json_paths(ra, rb, "", fields, 4)
+                out.append(f"{name}: " + "; ".join(fields))
+        elif key == "owner":
+            oa, ob = np.asarray(da[key]), np.asarray(db.get(key))
+            if oa.shape != ob.shape:
+                out.append(f"owner: {oa.size} tiles != {ob.size}")
+                continue
+            idx = np.flatnonzero(oa != ob)
+            i = int(idx[0])
+            tile = (int(a.map.q_of[i]), int(a.map.r_of[i])) if a.map is not None else i
+            out.append(f"tile owners: {idx.size} tiles differ, first {tile}: city {int(oa[i])} != city {int(ob[i])}"
+                       " (-1: nobody's)")
+        else:
+            paths: list[str] = []
+            _json_paths(da[key], db.get(key), key, paths, 4)
+            out.append("; ".join(paths))
+    if out:
+        out.insert(0, f"(values: {names[0]} != {names[1]})")
+    return out
+
+
 # --- the explicit deep copy behind GameState.clone -------------------------------------------------------------
 
 _ATOMS = frozenset({str, int, float, bool, type(None)})

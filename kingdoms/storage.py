@@ -3,29 +3,62 @@ as given with its verdict, outcomes, events, notes, goals, dispatches, the per-s
 the size of its reply) and each seat's fast_forward.
 
 Crash safety: every acknowledged write is committed before the caller answers. Several processes may
-open one file (one stdio server per seat): writes that must not interleave (resolving a month) run in
-`BEGIN IMMEDIATE` transactions and re-check their precondition inside, so a month resolves once.
+open one file (one stdio server per seat): writes that must not interleave (queuing orders, ending or
+resolving a month) run in `BEGIN IMMEDIATE` transactions that re-check their precondition inside, so a
+month resolves once and no order is queued for a month that has closed. `write()` nests: a caller may
+group several store writes (and the reads that justify them) into one transaction.
+
+Every failure of the file reaches callers as a StorageError whose message names the file, what is wrong
+and what to do (a damaged, foreign, newer or half-created file, a locked or read-only one, a full disk);
+a failed write is rolled back, so the game stays as it was. Read-only opens (`readonly=True`) never
+write to the file, work on a read-only file or file system, and `check()` runs SQLite's integrity check.
+Game files are created readable and writable by their owner only (0600; SQLite gives -wal/-shm the same).
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import hmac
 import json
+import os
+import shutil
 import sqlite3
+import tempfile
+import urllib.parse
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import sqlite_utils
 
 SCHEMA_VERSION = 1
+DEFAULT_BUSY_TIMEOUT_S = 30.0  # how long a write waits for another process's transaction
+SQLITE_MAGIC = b"SQLite format 3\x00"
+TABLES = ("meta", "seats", "months", "ended", "orders", "outcomes", "events", "notes", "history")
+
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 
 class StorageError(Exception):
-    """The file is not a Kingdoms game, or was written by an incompatible schema."""
+    """The game file cannot be used as asked; the message names the file, what is wrong and what to do.
+
+    `kind` sorts the cause for interfaces: missing, not_game, damaged, newer, older, incomplete, locked,
+    readonly, disk_full, io.
+    """
+
+    def __init__(self, message: str, kind: str = "io") -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+class DiskFull(StorageError):
+    """A write failed because the disk (or the file's size limit) is full; it was rolled back."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, "disk_full")
 
 
 def token_digest(token: str) -> str:
@@ -53,29 +86,219 @@ def _unpack(blob: bytes) -> Any:
     return json.loads(zlib.decompress(blob))
 
 
-class GameStore:
-    """Typed access to one game file; every method is one short transaction."""
+def side_files(path: str | Path) -> list[Path]:
+    """The files SQLite keeps beside a game file in WAL mode (-wal, -shm)."""
+    return [Path(f"{path}-wal"), Path(f"{path}-shm")]
 
-    def __init__(self, path: str | Path, *, create: bool = False) -> None:
+
+def remove_game_file(path: str | Path) -> None:
+    """Delete a game file and its -wal/-shm, if they exist (a failed `kingdoms new` leaves nothing)."""
+    for p in (Path(path), *side_files(path)):
+        with contextlib.suppress(FileNotFoundError):
+            p.unlink()
+
+
+def sqlite_problem(path: Path, exc: BaseException, *, writing: bool = True) -> StorageError:
+    """One clear StorageError for an sqlite3 or OS error met on the file `path`."""
+    text = str(exc)
+    low = text.lower()
+    if isinstance(exc, StorageError):
+        return exc
+    if "disk is full" in low or "database or disk is full" in low or getattr(exc, "errno", None) == 28:
+        return DiskFull(f"disk full: {path} could not be written (SQLite: {text}); the write was undone and the "
+                        "game is as it was: free some disk space and try again")
+    if "locked" in low or "busy" in low:
+        return StorageError(f"{path} is locked by another process (SQLite: {text}): wait until it is done (or "
+                            "stop it) and try again", "locked")
+    denied = "readonly" in low or "read-only" in low or "permission denied" in low or \
+        getattr(exc, "errno", None) in (1, 13, 30)  # EPERM, EACCES, EROFS
+    if denied or (writing and "unable to open" in low):
+        return StorageError(f"{path} cannot be written (a read-only file, directory or file system; SQLite: "
+                            f"{text}): this command needs write access: copy the game somewhere writable or "
+                            "fix the permissions", "readonly")
+    if "malformed" in low or "not a database" in low or "corrupt" in low:
+        return StorageError(f"{path} is damaged (SQLite: {text}): restore it from a backup; nothing was "
+                            "written to it", "damaged")
+    if "unable to open" in low:
+        return StorageError(f"{path} cannot be opened (SQLite: {text}): check that it exists and you may read "
+                            "it and its directory", "io")
+    return StorageError(f"{path}: the game file failed (SQLite: {text}); nothing was changed; try again, or "
+                        "check the disk", "io")
+
+
+def _guarded(fn: _F) -> _F:
+    """Turn any sqlite3/OS error of a store method into one clear StorageError."""
+
+    @functools.wraps(fn)
+    def wrapper(self: GameStore, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(self, *args, **kwargs)
+        except StorageError:
+            raise
+        except (sqlite3.Error, OSError) as exc:
+            raise sqlite_problem(self.path, exc, writing=not self.readonly) from exc
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _guard_methods(cls: type) -> type:
+    """Apply _guarded to every public method (and write(), which is a generator context manager)."""
+    for name, value in list(vars(cls).items()):
+        if callable(value) and not name.startswith("_") and name not in ("write",):
+            setattr(cls, name, _guarded(value))
+    return cls
+
+
+def _precheck(path: Path) -> None:
+    """Refuse, with a one-line reason, a path that cannot be a game file before SQLite touches it."""
+    if not path.exists():
+        raise StorageError(f"no game file at {path}: check the path, or create a game with `kingdoms new`",
+                           "missing")
+    if path.is_dir():
+        raise StorageError(f"{path} is a directory, not a game file: give the path of a game's .sqlite file",
+                           "not_game")
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(len(SQLITE_MAGIC))
+    except OSError as exc:
+        raise StorageError(f"{path} cannot be read ({exc.strerror or exc}): check its permissions", "io") from exc
+    if not head:
+        raise StorageError(f"{path} is empty (0 bytes), not a game: delete it and create the game again with "
+                           "`kingdoms new`", "incomplete")
+    if head != SQLITE_MAGIC:
+        raise StorageError(f"{path} is not a Kingdoms game file (not an SQLite database): check the path, or "
+                           "restore the file from a backup if it was one", "not_game")
+
+
+@_guard_methods
+class GameStore:
+    """Typed access to one game file; every method is one short transaction (or part of an open write())."""
+
+    def __init__(self, path: str | Path, *, create: bool = False, readonly: bool = False,
+                 busy_timeout: float = DEFAULT_BUSY_TIMEOUT_S) -> None:
         self.path = Path(path)
-        if not create and not self.path.exists():
-            raise StorageError(f"no game file at {self.path}")
-        conn = sqlite3.connect(str(self.path), timeout=30.0, isolation_level=None, check_same_thread=False)
-        conn.execute("PRAGMA busy_timeout = 30000")
+        self.readonly = readonly and not create
+        self._depth = 0
+        self._snapshot: Path | None = None
+        try:
+            if create:
+                fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)  # owner only (-wal/-shm too)
+                os.close(fd)
+                conn = self._connect(str(self.path), busy_timeout)
+            else:
+                _precheck(self.path)
+                conn = self._connect_readonly(busy_timeout) if self.readonly else \
+                    self._connect(str(self.path), busy_timeout)
+        except StorageError:
+            raise
+        except (sqlite3.Error, OSError) as exc:
+            raise sqlite_problem(self.path, exc, writing=not self.readonly) from exc
         self.db = sqlite_utils.Database(conn)
-        if create:
-            self.db.enable_wal()
-            self._create_schema()
-        else:
-            version = self.meta().get("schema_version")
-            if version is None:
-                raise StorageError(f"{self.path} is not a Kingdoms game file")
-            if int(version) != SCHEMA_VERSION:
-                raise StorageError(f"{self.path} has schema {version}; this Kingdoms reads schema {SCHEMA_VERSION}")
-        conn.execute("PRAGMA synchronous = NORMAL")
+        try:
+            if create:
+                self.db.enable_wal()
+                self._create_schema()
+            else:
+                self._check_game()
+            if not self.readonly:
+                conn.execute("PRAGMA synchronous = NORMAL")
+        except BaseException as exc:
+            self.close()
+            if isinstance(exc, (sqlite3.Error, OSError)):
+                raise sqlite_problem(self.path, exc, writing=not self.readonly) from exc
+            raise
+
+    @staticmethod
+    def _connect(target: str, busy_timeout: float, *, uri: bool = False) -> sqlite3.Connection:
+        conn = sqlite3.connect(target, timeout=busy_timeout, isolation_level=None, check_same_thread=False,
+                               uri=uri)
+        conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
+        return conn
+
+    def _connect_readonly(self, busy_timeout: float) -> sqlite3.Connection:
+        """Open without ever writing: read-only mode; with no -wal beside the file (nothing uncheckpointed, no
+        writer at work) as immutable, so SQLite creates no side files either. If SQLite cannot read the file in
+        place (a -wal but no -shm in a read-only directory), read a private snapshot copy of file and -wal."""
+        quoted = urllib.parse.quote(str(self.path.resolve()))
+        wal = side_files(self.path)[0]
+        has_wal = wal.exists() and wal.stat().st_size > 0
+        mode = "mode=ro" if has_wal else "mode=ro&immutable=1"
+        try:
+            conn = self._connect(f"file:{quoted}?{mode}", busy_timeout, uri=True)
+            conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+            return conn
+        except sqlite3.OperationalError as exc:
+            low = str(exc).lower()
+            if not has_wal or not ("unable to open" in low or "readonly" in low):
+                raise
+        tmp = Path(tempfile.mkdtemp(prefix="kingdoms-ro-"))
+        self._snapshot = tmp
+        shutil.copyfile(self.path, tmp / "game.sqlite")
+        shutil.copyfile(wal, tmp / "game.sqlite-wal")
+        conn = self._connect(str(tmp / "game.sqlite"), busy_timeout)
+        conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+        return conn
+
+    def _check_game(self) -> None:
+        """Refuse a file that is not a complete game of this schema, with a one-line reason."""
+        names = set(self.db.table_names())
+        if "meta" not in names:
+            raise StorageError(f"{self.path} is an SQLite database but not a Kingdoms game (it has no meta table): "
+                               "check the path", "not_game")
+        row = self.db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        if row is None:
+            raise StorageError(f"{self.path} is an SQLite database but not a Kingdoms game (no schema version): "
+                               "check the path", "not_game")
+        try:
+            version = int(str(row[0]))
+        except ValueError:
+            raise StorageError(f"{self.path} has an unreadable schema version {str(row[0])[:40]!r}: it is damaged "
+                               "or not a Kingdoms game; restore it from a backup", "damaged") from None
+        if version > SCHEMA_VERSION:
+            raise StorageError(f"{self.path} was written by a newer Kingdoms (schema {version}; this one reads "
+                               f"schema {SCHEMA_VERSION}): upgrade Kingdoms to open it", "newer")
+        if version < SCHEMA_VERSION:
+            raise StorageError(f"{self.path} has schema {version}, which this Kingdoms (schema {SCHEMA_VERSION}) "
+                               "cannot read: open it with the Kingdoms version that wrote it", "older")
+        missing = [t for t in TABLES if t not in names]
+        if missing:
+            raise StorageError(f"{self.path} is an incomplete game file (no {', '.join(missing)} table): delete it "
+                               "and create the game again with `kingdoms new`", "incomplete")
+        has_map = self.db.execute("SELECT 1 FROM meta WHERE key = 'map'").fetchone()
+        has_month = self.db.execute("SELECT 1 FROM months LIMIT 1").fetchone()
+        has_seat = self.db.execute("SELECT 1 FROM seats LIMIT 1").fetchone()
+        if not (has_map and has_month and has_seat):
+            what = "no months" if not has_month else ("no map" if not has_map else "no seats")
+            raise StorageError(f"{self.path} holds {what}: its creation was interrupted; delete it and create the "
+                               "game again with `kingdoms new`", "incomplete")
+
+    def check(self) -> None:
+        """SQLite's integrity check plus every stored state's checksum: a damaged file raises StorageError."""
+        rows = [r[0] for r in self.db.execute("PRAGMA integrity_check(20)").fetchall()]
+        if rows != ["ok"]:
+            first = "; ".join(str(r) for r in rows[:3])
+            raise StorageError(f"{self.path} is damaged (SQLite integrity check: {first[:300]}): restore it from a "
+                               "backup", "damaged")
+        for month, blob in self.db.execute("SELECT month, state FROM months ORDER BY month"):
+            try:
+                zlib.decompress(blob)
+            except (zlib.error, TypeError) as exc:
+                raise StorageError(f"{self.path} is damaged: the stored state of month {month} is unreadable "
+                                   f"({exc}): restore the file from a backup", "damaged") from None
+
+    def probe_write(self) -> None:
+        """Take and release the write lock: raises StorageError now if the file cannot be written or is locked."""
+        if self.readonly:
+            raise StorageError(f"{self.path} is open read-only", "readonly")
+        with self.write():
+            self.db.execute("SELECT 1 FROM meta LIMIT 1").fetchone()
 
     def close(self) -> None:
-        self.db.conn.close()
+        with contextlib.suppress(sqlite3.Error):
+            self.db.conn.close()
+        if self._snapshot is not None:
+            shutil.rmtree(self._snapshot, ignore_errors=True)
+            self._snapshot = None
 
     # --- schema -------------------------------------------------------------------------------------
 
@@ -117,24 +340,50 @@ class GameStore:
 
     @contextlib.contextmanager
     def write(self) -> Iterator[sqlite_utils.Database]:
-        """An IMMEDIATE write transaction: taken at once, so a check inside it holds until commit."""
+        """An IMMEDIATE write transaction: taken at once, so a check inside it holds until commit.
+
+        Nested calls join the outermost transaction. Any failure rolls everything back; sqlite3 and OS errors
+        leave as one StorageError (a full disk as DiskFull).
+        """
+        if self._depth:
+            self._depth += 1
+            try:
+                yield self.db
+            finally:
+                self._depth -= 1
+            return
+        if self.readonly:
+            raise StorageError(f"{self.path} was opened read-only: nothing can be written to it", "readonly")
         conn = self.db.conn
-        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as exc:
+            raise sqlite_problem(self.path, exc) from exc
+        self._depth = 1
         try:
             yield self.db
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        else:
             conn.execute("COMMIT")
+        except BaseException as exc:
+            with contextlib.suppress(sqlite3.Error):
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+            if isinstance(exc, (sqlite3.Error, OSError)):
+                raise sqlite_problem(self.path, exc) from exc
+            raise
+        finally:
+            self._depth = 0
 
     # --- metadata and seats -------------------------------------------------------------------------
 
     def meta(self) -> dict[str, Any]:
         if "meta" not in self.db.table_names():
             return {}
-        return {row["key"]: json.loads(row["value"]) if row["key"] != "schema_version" else row["value"]
-                for row in self.db["meta"].rows}
+        try:
+            return {row["key"]: json.loads(row["value"]) if row["key"] != "schema_version" else row["value"]
+                    for row in self.db["meta"].rows}
+        except (ValueError, TypeError) as exc:
+            raise StorageError(f"{self.path} is damaged: its metadata cannot be read ({exc}): restore it from a "
+                               "backup", "damaged") from None
 
     def meta_value(self, key: str, default: Any = None) -> Any:
         """One metadata value, read fresh from the file (another process may have changed it)."""
@@ -174,8 +423,12 @@ class GameStore:
     def month_state(self, month: int) -> tuple[dict[str, Any], str]:
         row = self.db.execute("SELECT state, hash FROM months WHERE month = ?", [month]).fetchone()
         if row is None:
-            raise StorageError(f"month {month} is not in {self.path}")
-        return _unpack(row[0]), row[1]
+            raise StorageError(f"month {month} is not in {self.path}", "missing")
+        try:
+            return _unpack(row[0]), row[1]
+        except (zlib.error, TypeError, ValueError) as exc:
+            raise StorageError(f"{self.path} is damaged: the stored state of month {month} is unreadable ({exc}): "
+                               "restore the file from a backup", "damaged") from None
 
     def month_hashes(self) -> dict[int, str]:
         return {m: h for m, h in self.db.execute("SELECT month, hash FROM months ORDER BY month")}
@@ -304,13 +557,15 @@ class GameStore:
     def skip_month(self, month: int, kingdom: str, at: float) -> bool:
         """End `month` for the seat by fast_forward and count one skipped month, in one transaction.
 
-        False (and nothing written) when the seat has no months left to skip or already ended the month.
+        False (and nothing written) when the seat has no months left to skip, already ended the month, or the
+        month has closed meanwhile (resolved by another process).
         """
         with self.write() as db:
             self._create_seat_tables(db)
             row = db.execute("SELECT months FROM fast_forward WHERE kingdom = ?", [kingdom]).fetchone()
             ended = db.execute("SELECT 1 FROM ended WHERE month = ? AND kingdom = ?", [month, kingdom]).fetchone()
-            if not row or int(row[0]) <= 0 or ended:
+            closed = db.execute("SELECT 1 FROM months WHERE month = ?", [month + 1]).fetchone()
+            if not row or int(row[0]) <= 0 or ended or closed:  # only the month still open (issue 12)
                 return False
             db["ended"].insert({"month": month, "kingdom": kingdom, "how": "fast_forward", "at": at})
             db.execute("UPDATE fast_forward SET months = months - 1, at = ? WHERE kingdom = ?", [at, kingdom])

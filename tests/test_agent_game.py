@@ -59,5 +59,5 @@ async def test_scripted_agent_plays_a_whole_game_to_a_result(tmp_path: Path) -> 
     assert final.finished and final.end_reason
     assert {kd.result for kd in final.kingdoms.values()} <= {"win", "loss", "draw"}
     assert all(kd.result for kd in final.kingdoms.values())
-    assert game.replay()[0] is None
+    assert game.replay().first_mismatch is None
     game.close()

@@ -87,10 +87,13 @@ def test_replay_verify_passes_and_detects_tampering(tmp_game_path: Path) -> None
         game.end_month("wei")
         game.end_month("shu")
     assert game.month == 4
-    assert game.replay() == (None, 3)
+    report = game.replay()
+    assert report.ok and report.months == 3 and report.first_mismatch is None and len(report.hashes) == 4
     with game.store.write() as db:
         db.execute("UPDATE months SET hash = 'x' WHERE month = 3")
-    assert game.replay()[0] == 3
+    report = game.replay()
+    assert not report.ok and report.first_mismatch == 3
+    assert "stored hash is wrong" in report.differences[0]
 
 
 def test_same_inputs_same_hashes(tmp_path: Path) -> None:
