@@ -16,6 +16,7 @@ import hmac
 import json
 import os
 import secrets
+import sqlite3
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -36,6 +37,7 @@ from kingdoms.storage import (
     StorageError,
     remove_game_file,
     side_files,
+    sqlite_problem,
     token_digest,
 )
 from kingdoms.views.observation import Observation, observe
@@ -207,9 +209,7 @@ class Game:
                     side.unlink()
         except BaseException as exc:
             remove_game_file(tmp)
-            if isinstance(exc, OSError):
-                from kingdoms.storage import sqlite_problem
-
+            if isinstance(exc, (OSError, sqlite3.Error)):
                 raise sqlite_problem(path, exc) from exc
             raise
         game = cls(GameStore(path), clock=clock)

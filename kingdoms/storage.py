@@ -25,6 +25,7 @@ import json
 import os
 import shutil
 import sqlite3
+import stat
 import tempfile
 import urllib.parse
 import zlib
@@ -36,7 +37,6 @@ import sqlite_utils
 
 SCHEMA_VERSION = 1
 DEFAULT_BUSY_TIMEOUT_S = 30.0  # how long a write waits for another process's transaction
-SQLITE_MAGIC = b"SQLite format 3\x00"
 TABLES = ("meta", "seats", "months", "ended", "orders", "outcomes", "events", "notes", "history")
 
 _F = TypeVar("_F", bound=Callable[..., Any])
@@ -116,7 +116,10 @@ def sqlite_problem(path: Path, exc: BaseException, *, writing: bool = True) -> S
         return StorageError(f"{path} cannot be written (a read-only file, directory or file system; SQLite: "
                             f"{text}): this command needs write access: copy the game somewhere writable or "
                             "fix the permissions", "readonly")
-    if "malformed" in low or "not a database" in low or "corrupt" in low:
+    if "not a database" in low:
+        return StorageError(f"{path} is not a Kingdoms game file (not an SQLite database, or damaged past "
+                            "reading): check the path, or restore the file from a backup", "not_game")
+    if "malformed" in low or "corrupt" in low:
         return StorageError(f"{path} is damaged (SQLite: {text}): restore it from a backup; nothing was "
                             "written to it", "damaged")
     if "unable to open" in low:
@@ -150,24 +153,24 @@ def _guard_methods(cls: type) -> type:
 
 
 def _precheck(path: Path) -> None:
-    """Refuse, with a one-line reason, a path that cannot be a game file before SQLite touches it."""
-    if not path.exists():
-        raise StorageError(f"no game file at {path}: check the path, or create a game with `kingdoms new`",
-                           "missing")
-    if path.is_dir():
-        raise StorageError(f"{path} is a directory, not a game file: give the path of a game's .sqlite file",
-                           "not_game")
+    """Refuse, with a one-line reason, a path that cannot be a game file before SQLite touches it.
+
+    Only stat(): opening and closing the file from Python would drop the POSIX locks SQLite connections of
+    this process hold on it.
+    """
     try:
-        with open(path, "rb") as fh:
-            head = fh.read(len(SQLITE_MAGIC))
+        info = path.stat()
+    except FileNotFoundError:
+        raise StorageError(f"no game file at {path}: check the path, or create a game with `kingdoms new`",
+                           "missing") from None
     except OSError as exc:
         raise StorageError(f"{path} cannot be read ({exc.strerror or exc}): check its permissions", "io") from exc
-    if not head:
+    if stat.S_ISDIR(info.st_mode):
+        raise StorageError(f"{path} is a directory, not a game file: give the path of a game's .sqlite file",
+                           "not_game")
+    if info.st_size == 0:
         raise StorageError(f"{path} is empty (0 bytes), not a game: delete it and create the game again with "
                            "`kingdoms new`", "incomplete")
-    if head != SQLITE_MAGIC:
-        raise StorageError(f"{path} is not a Kingdoms game file (not an SQLite database): check the path, or "
-                           "restore the file from a backup if it was one", "not_game")
 
 
 @_guard_methods
@@ -216,27 +219,37 @@ class GameStore:
         return conn
 
     def _connect_readonly(self, busy_timeout: float) -> sqlite3.Connection:
-        """Open without ever writing: read-only mode; with no -wal beside the file (nothing uncheckpointed, no
-        writer at work) as immutable, so SQLite creates no side files either. If SQLite cannot read the file in
-        place (a -wal but no -shm in a read-only directory), read a private snapshot copy of file and -wal."""
+        """Open without ever writing the file: SQLite's read-only mode, which still honours other processes'
+        locks (in a writable directory SQLite may leave its -wal/-shm beside the file, empty, as any reader).
+
+        Where SQLite cannot set those up (a read-only directory or file system): with no -wal beside the file
+        nothing is pending, so it is read as immutable; with a -wal left by a crash, a private snapshot copy of
+        file and -wal is read instead, so the latest months are not missed.
+        """
         quoted = urllib.parse.quote(str(self.path.resolve()))
-        wal = side_files(self.path)[0]
-        has_wal = wal.exists() and wal.stat().st_size > 0
-        mode = "mode=ro" if has_wal else "mode=ro&immutable=1"
         try:
-            conn = self._connect(f"file:{quoted}?{mode}", busy_timeout, uri=True)
-            conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
-            return conn
+            return self._first_read(self._connect(f"file:{quoted}?mode=ro", busy_timeout, uri=True))
         except sqlite3.OperationalError as exc:
             low = str(exc).lower()
-            if not has_wal or not ("unable to open" in low or "readonly" in low):
+            if not ("unable to open" in low or "readonly" in low or "read-only" in low):
                 raise
+        wal = side_files(self.path)[0]
+        if not (wal.exists() and wal.stat().st_size > 0):
+            return self._first_read(self._connect(f"file:{quoted}?mode=ro&immutable=1", busy_timeout, uri=True))
         tmp = Path(tempfile.mkdtemp(prefix="kingdoms-ro-"))
         self._snapshot = tmp
         shutil.copyfile(self.path, tmp / "game.sqlite")
         shutil.copyfile(wal, tmp / "game.sqlite-wal")
-        conn = self._connect(str(tmp / "game.sqlite"), busy_timeout)
-        conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+        return self._first_read(self._connect(str(tmp / "game.sqlite"), busy_timeout))
+
+    @staticmethod
+    def _first_read(conn: sqlite3.Connection) -> sqlite3.Connection:
+        """SQLite opens lazily: read once so a file it cannot read fails here (the connection closed)."""
+        try:
+            conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+        except BaseException:
+            conn.close()
+            raise
         return conn
 
     def _check_game(self) -> None:

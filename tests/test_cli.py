@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -84,3 +85,59 @@ def test_console_script_runs(tmp_path: Path) -> None:
     proc = subprocess.run([*cmd, "--help"], capture_output=True, text=True, timeout=60,
                           env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)})
     assert proc.returncode == 0 and "play" in proc.stdout
+
+
+def _tamper(path: Path, month: int, change: Any) -> None:
+    """Change a stored month's state with `change(state dict)` and store a hash that matches the change."""
+    from kingdoms.state import GameState
+    from kingdoms.storage import _pack, _unpack
+
+    game = Game.open(path)
+    blob = game.store.db.execute("SELECT state FROM months WHERE month = ?", [month]).fetchone()[0]
+    data = _unpack(blob)
+    change(data)
+    new_hash = GameState.from_dict(data, game.map).state_hash()
+    with game.store.write() as db:
+        db.execute("UPDATE months SET state = ?, hash = ? WHERE month = ?", [_pack(data), new_hash, month])
+    game.close()
+
+
+def _first_unit(data: dict) -> str:
+    return next(k for k, u in data["units"].items() if u["owner"] == "wei")
+
+
+def test_replay_verify_rebuilds_month_one_and_names_what_differs(tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """replay --verify rebuilds month 1 from the scenario and seed in the file (not from its stored state); a
+    mismatch names the first month and the units and fields that differ; --json gives the same as data."""
+    out = tmp_path / "g.sqlite"
+    assert run_cli(capsys, "play", "--scenario", "duel", "--seed", "3", "--months", "6", "--quiet",
+                   "--out", str(out))[0] == 0
+    code, text = run_cli(capsys, "replay", str(out), "--json")
+    report = json.loads(text)
+    assert code == 0 and report["ok"] and report["first_mismatch"] is None and report["months"] == 6
+    assert report["rebuilt_first_month"] and len(report["hashes"]) == 7
+    game = Game.open(out)
+    assert report["hashes"] == [h for _, h in sorted(game.store.month_hashes().items())]
+    game.close()
+
+    uid = ""
+
+    def fewer_men(data: dict) -> None:
+        nonlocal uid
+        uid = _first_unit(data)
+        data["units"][uid]["men"] -= 100
+
+    _tamper(out, 4, fewer_men)  # a self-consistent stored month 4 that its orders did not produce
+    code, text = run_cli(capsys, "replay", str(out), "--verify")
+    assert code == 1 and "month 4 differs" in text and f"unit #{uid}: men" in text
+    code, text = run_cli(capsys, "replay", str(out), "--json")
+    report = json.loads(text)
+    assert code == 1 and not report["ok"] and report["first_mismatch"] == 4 and report["months"] == 3
+    assert any(line.startswith(f"unit #{uid}: men") for line in report["differences"])
+
+    _tamper(out, 1, fewer_men)  # month 1 changed with its hash: only the rebuild from the scenario can tell
+    code, text = run_cli(capsys, "replay", str(out), "--json")
+    report = json.loads(text)
+    assert code == 1 and report["first_mismatch"] == 1 and report["months"] == 0
+    assert any(line.startswith(f"unit #{uid}: men") for line in report["differences"])
