@@ -29,7 +29,7 @@ from kingdoms.engine.month import resolve_month
 from kingdoms.engine.victory import captures as captures_of
 from kingdoms.gamemap import GameMap
 from kingdoms.orders.models import ORDER_ADAPTER
-from kingdoms.orders.syntax import OrderError, ParsedOrder, ParseResult, format_order, parse_orders
+from kingdoms.orders.syntax import OrderError, ParsedOrder, ParseResult, echo_text, format_order, parse_orders
 from kingdoms.state import GameState, diff_states
 from kingdoms.storage import (
     DEFAULT_BUSY_TIMEOUT_S,
@@ -43,6 +43,9 @@ from kingdoms.storage import (
 from kingdoms.views.observation import Observation, observe
 
 DEFAULT_DEADLINE_S = 600.0
+#: Orders one seat may queue for one month (rules.md "Limits"): keeps every check of a new order bounded, since
+#: it runs after the orders already queued (TURN-050).
+MAX_QUEUED = 1000
 
 #: Decides an AI seat's month: (game, kingdom id, controller name) -> orders text, or a Decision
 #: (kingdoms.ai.common: `.orders` text and an optional chronicle `.note`).
@@ -352,16 +355,26 @@ class Game:
     def _verdicts(self, state: GameState, kingdom: str, parsed: list[ParseResult]) -> list[Verdict]:
         """Check parsed orders against the board after the kingdom's queued ones (TURN-050)."""
         good = [p for p in parsed if isinstance(p, ParsedOrder)]
-        checks = iter(self.observation(kingdom, state.month).check_orders(self.queued(kingdom, state.month),
-                                                                         [p.order for p in good]))
+        queued = self.queued(kingdom, state.month)
+        room = max(0, MAX_QUEUED - len(queued))  # orders beyond it are not even checked (bounded time)
+        checks = iter(self.observation(kingdom, state.month).check_orders(queued, [p.order for p in good[:room]]))
         verdicts: list[Verdict] = []
+        seen = 0
         for item in parsed:
             if isinstance(item, OrderError):
                 verdicts.append(Verdict(item.position, item.text, False, item.message, item.code))
-            else:
-                res = next(checks)
-                verdicts.append(Verdict(item.position, item.text or format_order(item.order), res.ok, res.message,
-                                        res.code))
+                continue
+            text = item.text or format_order(item.order)
+            seen += 1
+            if seen > room:
+                fit = f"only this call's first {room} readable orders fit" if room else "none more fit"
+                verdicts.append(Verdict(item.position, echo_text(text), False,
+                                        f"a seat queues at most {MAX_QUEUED} orders in one month and you have "
+                                        f"{len(queued)} queued for month {state.month}, so {fit}: this one is not "
+                                        "queued; give it next month", "queue_full"))
+                continue
+            res = next(checks)
+            verdicts.append(Verdict(item.position, text if res.ok else echo_text(text), res.ok, res.message, res.code))
         return verdicts
 
     def issue(self, kingdom: str, orders: Any, *, preview: bool = False, month: int | None = None) -> list[Verdict]:

@@ -166,3 +166,20 @@ def test_concurrent_readers_and_writer(tmp_game_path: Path) -> None:
     game.issue("wei", "declare_war to=shu")
     assert [o.to for o in other.queued("wei")] == ["shu"]
     assert os.path.exists(str(tmp_game_path) + "-wal")
+
+
+def test_a_seat_queues_at_most_max_queued_orders_a_month(tmp_game_path: Path) -> None:
+    """Each new order is checked after the seat's queued ones (TURN-050), so a month takes at most MAX_QUEUED
+    orders from a seat: beyond, orders are refused (queue_full) unchecked, and their text is echoed cut."""
+    from kingdoms.game import MAX_QUEUED
+
+    game, _ = _new(tmp_game_path)
+    unit = next(u.id for u in game.state().units.values() if u.owner == "wei")
+    for _ in range(MAX_QUEUED // 200):
+        assert all(v.ok for v in game.issue("wei", "\n".join([f"hold unit={unit}"] * 200)))
+    assert len(game.queued("wei")) == MAX_QUEUED
+    (v,) = game.issue("wei", f"hold unit={unit}")
+    assert not v.ok and v.code == "queue_full" and str(MAX_QUEUED) in v.message
+    assert len(game.queued("wei")) == MAX_QUEUED
+    refused = game.issue("shu", "declare_war to=" + "x" * 150 + "; hold units=" + ",".join(map(str, range(1, 150))))
+    assert all(not r.ok and len(r.text) < 300 for r in refused)

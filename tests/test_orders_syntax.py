@@ -845,3 +845,12 @@ def test_refused_orders_are_echoed_cut() -> None:
     assert len(err.text) < ECHO_CHARS + 60 and "characters, cut" in err.text
     (err,) = parse_orders([{"action": "declare_war", "to": "x" * 50_000}])
     assert isinstance(err, OrderError) and len(err.text) < ECHO_CHARS + 60
+
+
+def test_an_order_object_with_too_many_keys_is_refused_unread() -> None:
+    """A JSON order takes at most MAX_KEYS keys; a 50,000-key object is refused at once, its text cut."""
+    from kingdoms.orders import MAX_KEYS
+
+    (err,) = parse_orders([{f"k{i}": i for i in range(50_000)} | {"action": "move"}])
+    assert isinstance(err, OrderError) and err.code == "bad_value" and str(MAX_KEYS) in err.message
+    assert "50,000 keys" in err.message and len(err.text) <= ECHO_CHARS + 60

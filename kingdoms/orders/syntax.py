@@ -59,12 +59,14 @@ from .models import (
 __all__ = [
     "ECHO_CHARS",
     "ERROR_CODES",
+    "MAX_KEYS",
     "MAX_ORDERS",
     "MAX_UNIT_IDS",
     "OrderError",
     "OrderSyntaxError",
     "ParseResult",
     "ParsedOrder",
+    "echo_text",
     "format_order",
     "format_orders",
     "format_queue_item",
@@ -147,6 +149,7 @@ _GREEDY_KEYS: Final = frozenset({"queue", "units", "unit_ids"})
 MAX_ORDERS: Final = 200  # orders per call (rules.md "Limits"); the rest of a longer call is refused unread
 MAX_UNIT_IDS: Final = 200  # unit ids in one order (hold units=...)
 ECHO_CHARS: Final = 200  # a refused order's text is echoed cut to about this many characters
+MAX_KEYS: Final = 30  # keys in one JSON order object (the longest order has a handful)
 _MAX_ORDERS: Final = MAX_ORDERS
 _MAX_ORDER_CHARS: Final = 2000  # one order's text; keeps every regex linear-time on hostile input
 _BARE: Final = object()  # marker: a key written without a value (a flag, TOOLS-190)
@@ -334,7 +337,7 @@ def _show(value: Any, limit: int = 40) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _echo(text: str) -> str:
+def echo_text(text: str) -> str:
     """A refused order's text as echoed back: cut to about ECHO_CHARS characters, saying how long it was."""
     if len(text) <= ECHO_CHARS:
         return text
@@ -1075,15 +1078,21 @@ def _parse_text(s: str) -> Order:
 
 
 def _one(item: Any, position: int, out: list[ParseResult]) -> None:
-    """Parse one JSON order object into out."""
+    """Parse one JSON order object into out (an object with more than MAX_KEYS keys is refused unread)."""
+    if len(item) > MAX_KEYS:
+        head = _dump(dict(list(item.items())[:6]))
+        out.append(OrderError(position, echo_text(head[:-1] + ", ...}"), "bad_value",
+                              f"this order object has {len(item):,} keys; an order takes at most {MAX_KEYS} (its "
+                              'action and a few fields), e.g. {"action": "move", "unit_id": 12, "q": 5, "r": 7}'))
+        return
     text = _dump(item)
     try:
         out.append(ParsedOrder(position, text, _parse_dict(item)))
     except _Fail as f:
-        out.append(OrderError(position, _echo(text), f.code, f.message))
+        out.append(OrderError(position, echo_text(text), f.code, f.message))
     except Exception as exc:  # noqa: BLE001 - parse_orders never raises
         out.append(
-            OrderError(position, _echo(text), "bad_value", f"could not read this order ({type(exc).__name__})")
+            OrderError(position, echo_text(text), "bad_value", f"could not read this order ({type(exc).__name__})")
         )
 
 
@@ -1119,10 +1128,10 @@ def _text_orders(text: str, out: list[ParseResult], depth: int) -> None:
         try:
             out.append(ParsedOrder(position, s, _parse_text(s)))
         except _Fail as f:
-            out.append(OrderError(position, _echo(s), f.code, f.message))
+            out.append(OrderError(position, echo_text(s), f.code, f.message))
         except Exception as exc:  # noqa: BLE001 - parse_orders never raises
             out.append(
-                OrderError(position, _echo(s), "bad_value", f"could not read this order ({type(exc).__name__})")
+                OrderError(position, echo_text(s), "bad_value", f"could not read this order ({type(exc).__name__})")
             )
 
 
