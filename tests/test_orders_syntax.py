@@ -853,4 +853,4 @@ def test_an_order_object_with_too_many_keys_is_refused_unread() -> None:
 
     (err,) = parse_orders([{f"k{i}": i for i in range(50_000)} | {"action": "move"}])
     assert isinstance(err, OrderError) and err.code == "bad_value" and str(MAX_KEYS) in err.message
-    assert "50,000 keys" in err.message and len(err.text) <= ECHO_CHARS + 60
+    assert "50,001 keys" in err.message and len(err.text) <= ECHO_CHARS + 60
