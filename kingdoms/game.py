@@ -198,6 +198,10 @@ class Game:
                         tokens[kid] = token
                         store.add_seat(kid, kd.ruler, kd.name, controllers.get(kid, "agent"), token)
                     store.save_month(state.month, state.to_dict(), state.state_hash())
+                busy, _, _ = store.db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+                if busy:
+                    raise StorageError(f"{tmp} could not be completed (its log could not be folded in): try again",
+                                       "io")
             finally:
                 store.close()  # the last connection: SQLite folds the -wal into the file and removes it
             try:
