@@ -146,7 +146,7 @@ async def _fuzz_mcp(path: Path, token: str, inputs: list[tuple[str, Callable[[],
                 if len(text) > 150_000:  # 200 refusals of ~600 characters at most
                     crashes.append(f"{name}: a {len(text):,}-character answer")
     finally:
-        server.desk.close()  # type: ignore[attr-defined]
+        server.session.close()  # type: ignore[attr-defined]
     return {"calls": calls, "crashes": len(crashes), "crash_examples": crashes[:5], "longest_answer": longest,
             **_figures(times)}
 

@@ -15,6 +15,7 @@ import kingdoms.game as game_module
 from kingdoms.game import Game, MonthClosed
 from kingdoms.server import build_server
 from kingdoms.storage import StorageError
+from kingdoms.views.observation import Observation
 
 from .conftest import tiny_state
 
@@ -96,20 +97,20 @@ def test_turn_070_a_queued_order_is_carried_out_even_if_the_deadline_comes_durin
     right after, carries them out."""
     clock = Clock()
     game = _new(tmp_game_path, clock)
-    real_check = game_module.check_orders
+    real_check = Observation.check_orders
     blocked: list[str] = []
 
-    def check_while_other_tries(*args: Any) -> Any:
+    def check_while_other_tries(self: Observation, *args: Any) -> Any:
         try:
             _other_process_resolves(tmp_game_path, clock, busy_timeout=0.0)()
         except StorageError as exc:
             blocked.append(exc.kind)
-        return real_check(*args)
+        return real_check(self, *args)
 
-    monkeypatch.setattr(game_module, "check_orders", check_while_other_tries)
+    monkeypatch.setattr(Observation, "check_orders", check_while_other_tries)
     verdicts = game.issue("wei", "declare_war to=shu", month=1)
     assert verdicts[0].ok and blocked == ["locked"]
-    monkeypatch.setattr(game_module, "check_orders", real_check)
+    monkeypatch.setattr(Observation, "check_orders", real_check)
     _other_process_resolves(tmp_game_path, clock)()  # the deadline, once the issue has committed
     assert game.month == 2
     assert game.state().at_war("wei", "shu")
@@ -186,19 +187,19 @@ async def test_issue_orders_says_when_its_month_closed_under_it(tmp_game_path: P
                                controllers={"wei": "agent", "shu": "agent"}, clock=clock)
     game.close()
     server = build_server(tmp_game_path, token=tokens["wei"])
-    desk = server.desk  # type: ignore[attr-defined]
-    real_issue = desk.game.issue
+    session = server.session  # type: ignore[attr-defined]
+    real_issue = session.game.issue
 
     def issue_after_race(*args: Any, **kw: Any) -> Any:
         _other_process_resolves(tmp_game_path, clock)()
         return real_issue(*args, **kw)
 
-    desk.game.issue = issue_after_race
+    session.game.issue = issue_after_race
     try:
         async with Client(server) as client:
             err, text = await _call(client, "issue_orders", {"orders": "declare_war to=shu"})
     finally:
-        desk.close()
+        session.close()
     assert err and "month 1 has been resolved; month 2 is open now" in text and "get_briefing" in text
     check = Game.open(tmp_game_path)
     assert check.store.all_orders("wei") == []
@@ -214,8 +215,8 @@ async def test_a_full_disk_reaches_the_client_as_disk_full(tmp_game_path: Path) 
                                controllers={"wei": "agent", "shu": "agent"})
     game.close()
     server = build_server(tmp_game_path, token=tokens["wei"])
-    desk = server.desk  # type: ignore[attr-defined]
-    conn = desk.game.store.db.conn
+    session = server.session  # type: ignore[attr-defined]
+    conn = session.game.store.db.conn
     orders = lambda: conn.execute("SELECT COUNT(*) FROM orders").fetchone()[0]  # noqa: E731
     try:
         async with Client(server) as client:
@@ -231,4 +232,4 @@ async def test_a_full_disk_reaches_the_client_as_disk_full(tmp_game_path: Path) 
             err, text = await _call(client, "issue_orders", {"orders": "declare_war to=shu"})
             assert not err and "1 of 1 order queued" in text
     finally:
-        desk.close()
+        session.close()
