@@ -33,6 +33,7 @@ from kingdoms.orders.syntax import OrderError, ParsedOrder, ParseResult, echo_te
 from kingdoms.state import GameState, diff_states
 from kingdoms.storage import (
     DEFAULT_BUSY_TIMEOUT_S,
+    DiskFull,
     GameStore,
     StorageError,
     remove_game_file,
@@ -217,7 +218,12 @@ class Game:
         except BaseException as exc:
             remove_game_file(tmp)
             if isinstance(exc, (OSError, sqlite3.Error)):
-                raise sqlite_problem(path, exc) from exc
+                exc = sqlite_problem(path, exc)
+            if isinstance(exc, DiskFull):  # said of the game asked for, not of the temporary name
+                raise DiskFull(f"disk full: {path} could not be created (no room left on its disk); nothing was left "
+                               "behind: free some disk space and try again") from exc
+            if isinstance(exc, StorageError):
+                raise StorageError(str(exc).replace(str(tmp), str(path)), exc.kind) from exc
             raise
         game = cls(GameStore(path), clock=clock)
         game._remember(state.month, state.clone().sort_ids())

@@ -362,6 +362,7 @@ def test_new_removes_its_partial_file_on_a_full_disk(tmp_path: Path, capsys: pyt
         m.setattr(GameStore, "save_month", lambda self, *a: full())
         code, _, err = _run(capsys, "new", "--scenario", "duel", "--seed", "1", "--out", str(out))
     assert code == 2 and "disk full" in err and len(err.strip().splitlines()) == 1, err
+    assert str(out) in err and "creating" not in err  # the file asked for, not its temporary name
     assert list(tmp_path.iterdir()) == []
     with monkeypatch.context() as m:
         m.setattr(GameStore, "mark_ended", lambda self, *a: full())
