@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import random
 import subprocess
 import sys
@@ -112,8 +113,9 @@ _MONTH_SCRIPT = textwrap.dedent("""
 
 def test_each_month_in_a_fresh_process_matches_memory(tmp_path: Path) -> None:
     """A month resolved by another process (one server per seat, a restart) continues the same game: 13 months
-    in memory, then one real fresh process per month, give the hashes of playing it all in memory. (With ids
-    loaded in text order this duel diverged at month 17.)"""
+    in memory, then one real fresh process per month (each with its own PYTHONHASHSEED, so no set of strings
+    iterates alike), give the hashes of playing it all in memory. (With ids loaded in text order this duel
+    diverged at month 17.)"""
     made = []
     for name in ("memory.sqlite", "mixed.sqlite"):
         state = build_state(resolve_scenario("duel"), 1)
@@ -124,10 +126,11 @@ def test_each_month_in_a_fresh_process_matches_memory(tmp_path: Path) -> None:
         memory.play_ai_seats()
         mixed.play_ai_seats()
     mixed.close()
-    for _ in range(5):
+    for i in range(5):
         memory.play_ai_seats()
+        env = {**os.environ, "PYTHONHASHSEED": str(1000 + i)}  # each process its own string-hash order
         proc = subprocess.run([sys.executable, "-c", _MONTH_SCRIPT, str(tmp_path / "mixed.sqlite")],
-                              capture_output=True, text=True, timeout=120)
+                              capture_output=True, text=True, timeout=120, env=env)
         assert proc.returncode == 0, proc.stderr
     memory.close()
     assert _hashes(tmp_path / "mixed.sqlite") == _hashes(tmp_path / "memory.sqlite")
