@@ -222,6 +222,9 @@ class Game:
             if isinstance(exc, DiskFull):  # said of the game asked for, not of the temporary name
                 raise DiskFull(f"disk full: {path} could not be created (no room left on its disk); nothing was left "
                                "behind: free some disk space and try again") from exc
+            if isinstance(exc, StorageError) and exc.kind == "readonly":
+                raise StorageError(f"{path} cannot be created: its directory is read-only (a read-only directory or "
+                                   "file system): choose a writable --out path", "readonly") from exc
             if isinstance(exc, StorageError):
                 raise StorageError(str(exc).replace(str(tmp), str(path)), exc.kind) from exc
             raise
@@ -444,21 +447,24 @@ class Game:
         month whose deadline passed is the month whose seats are ended.
         """
         now = self.clock() if now is None else now
+        if not self._deadline_passed(now, not_before):  # a read first: no write lock taken on every tick
+            return []
         with self.store.write():
             state = self.state()
-            if state.finished:
-                return []
-            opened = float(self.store.meta_value("month_opened_at", now))
-            if not_before is not None:
-                opened = max(opened, not_before)
-            deadline = float(self.meta.get("deadline_s", DEFAULT_DEADLINE_S))
-            if now - opened < deadline:
+            if state.finished or not self._deadline_passed(now, not_before):  # checked again under the lock
                 return []
             ended = self.store.ended(state.month)
             late = [k for k in state.living() if k not in ended]
             for kingdom in late:
                 self.store.mark_ended(state.month, kingdom, "deadline", now)
         return late
+
+    def _deadline_passed(self, now: float, not_before: float | None) -> bool:
+        """Whether the open month's deadline has passed at `now` (counted as apply_deadline says)."""
+        opened = float(self.store.meta_value("month_opened_at", now))
+        if not_before is not None:
+            opened = max(opened, not_before)
+        return now - opened >= float(self.meta.get("deadline_s", DEFAULT_DEADLINE_S))
 
     def deadline_at(self) -> float:
         """When the open month's deadline passes (seconds since the epoch), counted from its opening."""

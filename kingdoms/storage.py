@@ -100,32 +100,33 @@ def remove_game_file(path: str | Path) -> None:
 
 def sqlite_problem(path: Path, exc: BaseException, *, writing: bool = True) -> StorageError:
     """One clear StorageError for an sqlite3 or OS error met on the file `path`."""
-    text = str(exc)
-    low = text.lower()
     if isinstance(exc, StorageError):
         return exc
+    text = str(exc) if isinstance(exc, sqlite3.Error) else (getattr(exc, "strerror", None) or str(exc))
+    low = str(exc).lower()
+    said = "SQLite" if isinstance(exc, sqlite3.Error) else "the system"
     if "disk is full" in low or "database or disk is full" in low or getattr(exc, "errno", None) == 28:
-        return DiskFull(f"disk full: {path} could not be written (SQLite: {text}); the write was undone and the "
+        return DiskFull(f"disk full: {path} could not be written ({said}: {text}); the write was undone and the "
                         "game is as it was: free some disk space and try again")
     if "locked" in low or "busy" in low:
-        return StorageError(f"{path} is locked by another process (SQLite: {text}): wait until it is done (or "
+        return StorageError(f"{path} is locked by another process ({said}: {text}): wait until it is done (or "
                             "stop it) and try again", "locked")
     denied = "readonly" in low or "read-only" in low or "permission denied" in low or \
         getattr(exc, "errno", None) in (1, 13, 30)  # EPERM, EACCES, EROFS
     if denied or (writing and "unable to open" in low):
-        return StorageError(f"{path} cannot be written (a read-only file, directory or file system; SQLite: "
+        return StorageError(f"{path} cannot be written (a read-only file, directory or file system; {said}: "
                             f"{text}): this command needs write access: copy the game somewhere writable or "
                             "fix the permissions", "readonly")
     if "not a database" in low:
         return StorageError(f"{path} is not a Kingdoms game file (not an SQLite database, or damaged past "
                             "reading): check the path, or restore the file from a backup", "not_game")
     if "malformed" in low or "corrupt" in low:
-        return StorageError(f"{path} is damaged (SQLite: {text}): restore it from a backup; nothing was "
+        return StorageError(f"{path} is damaged ({said}: {text}): restore it from a backup; nothing was "
                             "written to it", "damaged")
     if "unable to open" in low:
-        return StorageError(f"{path} cannot be opened (SQLite: {text}): check that it exists and you may read "
+        return StorageError(f"{path} cannot be opened ({said}: {text}): check that it exists and you may read "
                             "it and its directory", "io")
-    return StorageError(f"{path}: the game file failed (SQLite: {text}); nothing was changed; try again, or "
+    return StorageError(f"{path}: the game file failed ({said}: {text}); nothing was changed; try again, or "
                         "check the disk", "io")
 
 

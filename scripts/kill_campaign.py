@@ -49,8 +49,7 @@ def seat_main(path: str, kingdom: str, log_path: str, target: int, seed: int) ->
     """One seat's process: keep the game moving (deadline, resolution, AI seats) and play `kingdom`."""
     import fcntl
 
-    from kingdoms.ai import decide_orders
-    from kingdoms.game import Game, GameError, MonthClosed
+    from kingdoms.game import Game, GameError, MonthClosed, ai_decide
 
     rng = random.Random(seed)
     started = time.time()
@@ -85,7 +84,7 @@ def seat_main(path: str, kingdom: str, log_path: str, target: int, seed: int) ->
             if state.kingdoms[kingdom].eliminated or kingdom in game.store.ended(m):
                 time.sleep(rng.uniform(0.02, 0.1))
                 continue
-            orders = decide_orders(game, kingdom, "ai:standard").orders.splitlines()
+            orders = ai_decide(game, kingdom, "ai:standard").orders.splitlines()  # as an agent would send them
             slow = rng.random() < 0.25  # now and then a seat misses the deadline
             time.sleep(rng.uniform(0.0, deadline * (1.6 if slow else 0.4)))
             calls = [orders] if len(orders) < 2 or rng.random() < 0.5 else [orders[: len(orders) // 2],

@@ -44,6 +44,26 @@ def test_the_campaign_counts_a_lost_order_and_a_month_ended_behind_a_seat(tmp_ga
     assert res.acked_orders == 2 and res.acked_lost == 1 and res.months_lost == 1, res.problems
 
 
+def test_a_seat_process_plays_its_seat_to_the_last_month(tmp_path: Path) -> None:
+    """The campaign's seat process (run here in-process, nobody killing it) plays its seat and keeps the game
+    going with the AI seat, logging what it was told, until the target month has resolved; the file replays."""
+    kc = _campaign()
+    from kingdoms.game import setup_for
+    from kingdoms.scenario import build_state, load_scenario
+
+    path = tmp_path / "g.sqlite"
+    state = build_state(load_scenario("duel"), 3)
+    game, _ = Game.create(path, state, scenario="duel", controllers={"wei": "agent", "shu": "ai:passive"},
+                          deadline_s=0.2, setup=setup_for("duel"))
+    game.close()
+    log = tmp_path / "wei.log"
+    assert kc.seat_main(str(path), "wei", str(log), 2, seed=1) == 0
+    res = kc.GameResult("t")
+    kc._check(path, {"wei": log}, target=2, res=res)
+    assert res.months == 2 and res.acked_orders > 0 and res.acked_lost == 0 and res.months_lost == 0, res
+    assert Game.open(path, readonly=True).replay().ok
+
+
 @pytest.mark.slow
 def test_kill_campaign() -> None:
     """scripts/kill_campaign.py: 50 games, one process per seat, an AI seat, a 0.6 s deadline, seat processes
