@@ -232,7 +232,7 @@ def test_an_interrupted_game_resumes_from_its_game_file(tmp_path: Path) -> None:
     assert again["status"] == "done" and again["result"]["resumed"]
     assert again["result"]["months_played"] == 5
     game = Game.open(tmp_path / "games" / "g0001.sqlite")
-    assert game.replay()[0] is None  # one game, continued, not restarted
+    assert game.replay().first_mismatch is None  # one game, continued, not restarted
     game.close()
 
 
