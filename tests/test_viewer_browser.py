@@ -91,7 +91,7 @@ def test_the_page_loads_without_errors_and_draws_the_map(browser: Browser, repla
     """No console error or exception; the map canvas holds many colours and the screenshot is not blank."""
     _, html = replay
     page, errors = _open(browser, html.as_uri())
-    assert page.evaluate("KV.views()") == ["spectator", "shu", "wei"] and page.evaluate("KV.frames()") == 9
+    assert page.evaluate("KV.views()") == ["spectator", "wei", "shu"] and page.evaluate("KV.frames()") == 9
     colours = page.evaluate("""() => { const c = document.getElementById('kv-map');
         const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data; const seen = new Set();
         for (let i = 0; i < d.length; i += 4 * 97) seen.add(d[i] + ',' + d[i+1] + ',' + d[i+2]); return seen.size; }""")
