@@ -10,6 +10,7 @@ and what to do, with exit status 2; a refused file is never written to.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import secrets
@@ -430,6 +431,10 @@ def main(argv: list[str] | None = None) -> int:
     except (GameError, StorageError, CommandFailed) as exc:
         print(f"{where}: {_one_line(str(exc))}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # the reader of our output went away (`kingdoms info GAME | head -1`): not the file's fault
+        with contextlib.suppress(OSError):
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - so the interpreter's final flush stays quiet
+        return 0
     except (sqlite3.Error, OSError) as exc:  # not met through the store: still one line
         from kingdoms.storage import sqlite_problem
 
