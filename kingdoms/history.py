@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kingdoms.game import Game
-from kingdoms.views.render import BATTLE_KINDS, ROUTINE_KINDS
+from kingdoms.views.render import BATTLE_KINDS, ROUTINE_KINDS, order_counts
 
 HISTORY_BUDGET = 12_000  # characters of one get_history answer
 NOTE_CHARS = 2_000  # a chronicle note as stored
@@ -163,15 +163,12 @@ class _Ledger:
         if resolved:
             outcomes = self.game.store.outcomes(m, self.kingdom)
             mine = [o for o in outcomes if o["position"]]  # the orders given; standing ones are counted apart
-            if mine:
-                failed = Counter(o["code"] or "failed" for o in mine if not o["ok"])
-                done = len(mine) - sum(failed.values())
-                parts.append(f"{done} carried out" + (f", {sum(failed.values())} failed ({_codes(failed)})"
-                                                      if failed else ""))
             standing = [o for o in outcomes if not o["position"]]
-            if standing:
+            if mine or standing:
+                failed = Counter(o["code"] or "failed" for o in mine if not o["ok"])
                 ended = sum(1 for o in standing if not o["ok"])
-                parts.append(f"{len(standing) - ended} standing ran on" + (f", {ended} ended" if ended else ""))
+                parts.append(order_counts(len(mine) - sum(failed.values()), sum(failed.values()),
+                                          len(standing) - ended, ended, _codes(failed)))
         lines = [f"M{m}: " + "; ".join(parts) + "."]
         said = []
         for n in self.notes.get(m, []):

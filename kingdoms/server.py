@@ -63,9 +63,10 @@ INSTRUCTIONS = """\
 You rule one kingdom of Kingdoms, a month-by-month hex strategy game won on captured cities.
 Each month: get_briefing (read ALERTs and last month first), look closer with get_city / get_map /
 inspect_tile / get_sites, send orders with issue_orders (try risky ones with preview=true), then
-issue_orders end_turn=true with a short note. If the answer says the month is still open, call
-wait_for_turn until the next briefing arrives. get_rules has the full rules; get_history sums up the
-game so far if you lose track. Orders are text like `move unit=5 to=9,4; attack unit=7 to=10,4`."""
+issue_orders end_turn=true with a short note (a refused order keeps the month open: fix it or end again).
+If the answer says it is still waiting, call wait_for_turn until the next briefing arrives. get_rules
+lists the rules' sections (read one with section=N); get_history sums up the game so far if you lose
+track. Orders are text like `move unit=5 to=9,4; attack unit=7 to=10,4`."""
 
 
 def package_version() -> str:
@@ -213,12 +214,15 @@ def build_server(game_path: str | Path, *, token: str | None = None, wait_s: flo
         return await run_tool(ctx, "get_briefing", {}, body)
 
     @server.tool(structured_output=False, title="Rules", annotations=READ_ONLY, description=(
-        "The complete rules this server plays by (map and moves, economy, troops and combat formulas, sieges, "
-        "spies, victory by captures, order syntax). Long: read it once at the start of a game and come back "
-        "when a reply or a number puzzles you."))
-    async def get_rules(ctx: Context) -> str:
-        return await call(ctx, "get_rules", {}, lambda _: session.get_rules(),
-                          quiet_reply="[the rules text, {n:,} characters]")
+        "The rules this server plays by (map and moves, economy, troops and combat formulas, sieges, spies, "
+        "victory by captures, order syntax and refusal codes). Without `section` it lists the sections with "
+        "their sizes and key words; read the one you need (section=8 or section=combat), or section=all for the "
+        "whole text (about 65,000 characters)."))
+    async def get_rules(ctx: Context, section: Annotated[str | None, Field(
+            description="A section number (1-17), a word of its title (e.g. supply, sieges), or all for the whole "
+                        "text; leave out for the table of contents.", max_length=60, examples=["8"])] = None) -> str:
+        return await call(ctx, "get_rules", {"section": section}, lambda _: session.get_rules(section),
+                          quiet_reply="[the rules, {n:,} characters]")
 
     @server.tool(structured_output=False, title="City sites", annotations=READ_ONLY, description=(
         "Places where colonists could found a city, among the tiles you have explored, best first: each with "
@@ -294,7 +298,8 @@ def build_server(game_path: str | Path, *, token: str | None = None, wait_s: flo
         "Give orders for the month now open. Each order is checked at once against the board as it stands "
         "(after your orders already queued): accepted ones are queued to run at month end, refused ones are "
         "not queued and the reply says why, so fix and resend them. preview=true only shows what each order "
-        "would do. end_turn=true also ends your month and waits for the next briefing; if the reply says it is "
+        "would do. end_turn=true also ends your month and waits for the next briefing, unless an order in the "
+        "same call was refused: then the month stays open (force=true ends it anyway); if the reply says it is "
         "still waiting, call wait_for_turn."))
     async def issue_orders(
         ctx: Context,
@@ -323,14 +328,17 @@ def build_server(game_path: str | Path, *, token: str | None = None, wait_s: flo
             "brings your briefing when you are attacked or threatened, war starts, a city goes short or wastes "
             "production, a troop or colonists stand without orders, or the final month comes."), ge=0,
             le=rd.LAST_MONTH)] = 0,
+        force: Annotated[bool, Field(description=(
+            "Only with end_turn=true: end the month even though an order in this call was refused (without "
+            "force such a call keeps the month open so you can fix the order)."))] = False,
     ) -> str:
         args = {"orders": orders, "end_turn": end_turn, "note": note, "goal": goal, "verbose": verbose,
-                "preview": preview, "fast_forward": fast_forward}
+                "preview": preview, "fast_forward": fast_forward, "force": force}
 
         async def body(kingdom: str) -> str:
             reply, ended, month = await anyio.to_thread.run_sync(
                 lambda: session.issue(kingdom, orders, note=note, goal=goal, verbose=verbose, preview=preview,
-                                   end_turn=end_turn, fast_forward=fast_forward))
+                                   end_turn=end_turn, fast_forward=fast_forward, force=force))
             await anyio.to_thread.run_sync(session.record, kingdom, "reply", reply, month)
             if not ended:
                 return reply

@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import re
 import threading
 import time
 from collections.abc import Iterator
@@ -217,11 +218,13 @@ class Session:
         with self.lock:
             return self.briefing_text(kingdom, explicit=True), self.game.state().month
 
-    def get_rules(self) -> str:
+    def get_rules(self, section: str | None = None) -> str:
+        """The rules: a table of contents without `section`, one section by number or title word, or "all"."""
         try:
-            return RULES_PATH.read_text(encoding="utf-8")
+            text = RULES_PATH.read_text(encoding="utf-8")
         except OSError as exc:
             raise SessionError(f"The rules file is missing on this server ({exc}).") from exc
+        return rules_section(text, section)
 
     def get_city(self, kingdom: str, city_id: int) -> str:
         with self.lock:
@@ -335,8 +338,11 @@ class Session:
     # --- orders and the end of the month -------------------------------------------------------------------
 
     def issue(self, kingdom: str, orders: Any, *, note: str | None, goal: str | None, verbose: bool,
-              preview: bool, end_turn: bool, fast_forward: int) -> tuple[str, bool, int]:
-        """Check and queue orders, store note and goal, end the month when asked. Returns (reply, ended, month)."""
+              preview: bool, end_turn: bool, fast_forward: int, force: bool = False) -> tuple[str, bool, int]:
+        """Check and queue orders, store note and goal, end the month when asked. Returns (reply, ended, month).
+
+        A call with end_turn whose orders include a refused one keeps the month open (and starts no fast_forward)
+        unless `force` is given: the reply says so first, so one bad order never costs a month."""
         if not (_has_orders(orders) or end_turn or (note and note.strip()) or (goal and goal.strip())):
             raise SessionError(NOTHING_TO_DO)
         self.tick()
@@ -382,9 +388,12 @@ class Session:
                     cut = f" (cut to its first {GOAL_CHARS} characters)" if len(goal.strip()) > GOAL_CHARS else ""
                     lines.append(f"Goal set{cut}: {kept}")
             ended = False
+            refused = sum(1 for v in verdicts if not v.ok)
             if end_turn and preview:
                 lines.append("end_turn ignored: a preview never ends the month. Send the orders without preview, "
                              "then end the month.")
+            elif end_turn and refused and not force:
+                lines.insert(0, kept_open_line(m, refused, fast_forward))
             elif end_turn:
                 try:  # ends exactly month m, or says which month is open
                     g.end_month(kingdom, month=m)
@@ -398,7 +407,9 @@ class Session:
                 g.store.set_fast_forward(kingdom, skip, time.time())
                 more = (f" fast_forward: up to {skip} more months will be ended for you while nothing needs you."
                         if skip else "")
-                lines.append(f"Month {m} ended for you.{more}")
+                forced = (f" (force: {refused} refused order{'s' if refused != 1 else ''} left out)"
+                          if refused else "")
+                lines.append(f"Month {m} ended for you{forced}.{more}")
             elif fast_forward:
                 lines.append("fast_forward ignored: it works only together with end_turn=true.")
             if not ended and not preview:
@@ -487,6 +498,61 @@ def month_closed_text(exc: MonthClosed) -> str:
     if exc.ended_by is not None:
         return f"{exc} Call wait_for_turn for the month {exc.open_month + 1} briefing, then give orders."
     return f"{exc} Call get_briefing for the month {exc.open_month} briefing, then send your orders again."
+
+
+#: A rules section's heading ("## 8. Combat") and the bold words that open its paragraphs.
+_SECTION_RE = re.compile(r"(?m)^## (\d+)\. (.+)$")
+_LEAD_RE = re.compile(r"(?m)^(?:- )?\*\*([^*]{2,40}?)[.:]?\*\*")
+
+
+def rules_sections(text: str) -> list[tuple[str, str, str]]:
+    """(number, title, text) of each `## N. Title` section of the rules, in order."""
+    heads = list(_SECTION_RE.finditer(text))
+    out = []
+    for n, h in enumerate(heads):
+        end = heads[n + 1].start() if n + 1 < len(heads) else len(text)
+        out.append((h.group(1), h.group(2).strip(), text[h.start():end].strip().removesuffix("---").strip()))
+    return out
+
+
+def rules_section(text: str, section: str | None) -> str:
+    """get_rules: the table of contents (no section), the whole text ("all"), or one section by its number or a
+    word of its title ("8", "combat", "order syntax")."""
+    sections = rules_sections(text)
+    if section is None or not section.strip():
+        lines = [f"RULES — table of contents ({len(text):,} characters in all). Read a section with get_rules "
+                 "section=N (or a word of its title, e.g. section=supply); section=all gives the whole text."]
+        head = _SECTION_RE.search(text)
+        intro = text[:head.start() if head else 0].replace("---", "").strip().split("\n", 1)
+        if len(intro) > 1 and intro[1].strip():
+            lines.append(" ".join(intro[1].split()))
+        for num_, title, body in sections:
+            leads = [m.group(1).strip(" .:") for m in _LEAD_RE.finditer(body)][:10]
+            lines.append(f"§{num_} {title} ({len(body):,} chars)" + (": " + ", ".join(leads) if leads else ""))
+        return "\n".join(lines)
+    want = section.strip().lower().lstrip("§").strip()
+    if want == "all":
+        return text
+    for num_, title, body in sections:
+        if want == num_ or want == title.lower():
+            return body
+    hits = [(num_, body) for num_, title, body in sections if want in title.lower()]
+    if len(hits) == 1:
+        return hits[0][1]
+    known = "; ".join(f"{num_} {title}" for num_, title, _ in sections)
+    if hits:
+        raise SessionError(f"section={section!r} matches several sections ({', '.join(n for n, _ in hits)}): give "
+                           f"its number. Sections: {known}; or all.")
+    raise SessionError(f"No rules section {section!r}. Sections: {known}; or all for the whole text.")
+
+
+def kept_open_line(month: int, refused: int, fast_forward: int) -> str:
+    """The first line of an end_turn reply whose orders include a refused one: the month stays open."""
+    them = "it" if refused == 1 else "them"
+    ff = " fast_forward not started." if fast_forward else ""
+    return (f"{refused} order{'s' if refused != 1 else ''} REFUSED, month {month} NOT ended: fix {them} and send "
+            f"again, or call issue_orders end_turn=true again to end the month without {them} (force=true ends it "
+            f"in this same call).{ff}")
 
 
 def _has_orders(orders: Any) -> bool:

@@ -38,7 +38,7 @@ async def test_scripted_agent_plays_a_whole_game_to_a_result(tmp_path: Path) -> 
     async with seat(path, tokens["wei"], wait_s=20, poll_s=0.02) as c:
         err, brief = await call(c, "get_briefing")
         assert not err
-        err, rules = await call(c, "get_rules")
+        err, rules = await call(c, "get_rules", {"section": "all"})
         assert not err and len(rules) > 10_000
         months = 0
         while "THE GAME IS OVER" not in brief:

@@ -338,7 +338,7 @@ def test_tools_400_results_count_new_and_standing_orders_apart() -> None:
     outcomes.append({"position": 0, "text": "attack unit=20 to=3,3", "ok": 0,
                      "result": "standing order ended: #9 is no longer in sight", "code": "target_lost"})
     lines = render.results_lines([render.MonthResults(49, outcomes, [])])
-    assert lines[0] == "M49 orders: 2 carried out, 1 failed; 1 standing ran on, 1 ended.", lines[0]
+    assert lines[0] == "M49: 2 orders carried out, 1 failed; 1 standing order ran on, 1 ended.", lines[0]
 
 
 def test_open_51_the_ruin_remembered_out_of_sight_is_a_known_place_not_a_village() -> None:

@@ -81,7 +81,7 @@ async def seat(path: Path, token: str, **kw: Any) -> AsyncIterator[Client]:
 
 
 async def test_tools_010_exactly_the_eleven_tools_with_described_arguments(tmp_path: Path) -> None:
-    """TOOLS-010, TOOLS-140: eleven tools, each described, every argument described; issue_orders has its seven."""
+    """TOOLS-010, TOOLS-140: eleven tools, each described, every argument described; issue_orders has its eight."""
     tokens = new_game(tmp_path / "g.sqlite")
     async with seat(tmp_path / "g.sqlite", tokens["wei"]) as c:
         listed = (await c.list_tools()).tools
@@ -92,7 +92,7 @@ async def test_tools_010_exactly_the_eleven_tools_with_described_arguments(tmp_p
             assert prop.get("description"), f"{tool.name}.{name} has no description"
     issue = next(t for t in listed if t.name == "issue_orders")
     assert set(issue.input_schema["properties"]) == {"orders", "end_turn", "note", "goal", "verbose", "preview",
-                                                      "fast_forward"}
+                                                      "fast_forward", "force"}
     sites = next(t for t in listed if t.name == "get_sites")
     assert sites.input_schema["properties"]["limit"]["default"] == 25
     dispatch = next(t for t in listed if t.name == "submit_dispatch")
@@ -133,8 +133,16 @@ async def test_tools_020_briefing_and_the_reading_tools(tmp_path: Path) -> None:
         assert "#2 levy 3,000 (medium) (16,3) in Xuchang" in brief
         assert "The Ruin: Ruins of Chang'an #7 (10,12), held by bandits" in brief
         assert "GOAL: none set" in brief and "GOAL REVIEW" in brief  # OPEN-84: no goal yet
-        err, rules = await call(c, "get_rules")
+        err, toc = await call(c, "get_rules")  # issue 16 item 7: a table of contents, then one section or all
+        assert not err and toc.startswith("RULES — table of contents") and "§8 Combat (" in toc and len(toc) < 3_000
+        err, rules = await call(c, "get_rules", {"section": "all"})
         assert not err and rules == (ROOT / "rules.md").read_text(encoding="utf-8")
+        err, supply = await call(c, "get_rules", {"section": "supply"})
+        err2, same = await call(c, "get_rules", {"section": "6"})
+        assert not err and not err2 and supply == same and supply.startswith("## 6. Supply")
+        assert "## 7." not in supply
+        err, text = await call(c, "get_rules", {"section": "no such part"})
+        assert err and "Sections: 1 Aim and victory" in text
         err, text = await call(c, "get_map", {"center_q": 16, "center_r": 3, "radius": 2})
         assert not err and "* #1 Xuchang (16,3) (yours)" in text and "F*" in text
         err, text = await call(c, "get_map", {"center_q": 1})
@@ -252,7 +260,7 @@ async def test_turn_190_end_turn_against_an_ai_returns_the_next_briefing(tmp_pat
     assert "Month 1 ended for you." in text
     assert "MONTH 2 of 160" in text
     assert "short rows" in text
-    assert "LAST MONTH" in text and "M1 orders: 1 carried out, 0 failed." in text
+    assert "LAST MONTH" in text and "M1: 1 order carried out." in text
 
 
 async def test_tools_060_full_rows_on_the_first_and_every_tenth_month_and_in_get_briefing(tmp_path: Path) -> None:
@@ -349,7 +357,7 @@ async def test_open_85_history_keeps_everything_in_order(tmp_path: Path) -> None
     async with seat(path, tokens["wei"]) as c:
         await call(c, "get_briefing")
         await call(c, "issue_orders", {"orders": "set_focus city=1 focus=food; move unit=99 to=1,1", "note": "Grow.",
-                                       "goal": "Walls by M10: then levies", "end_turn": True})
+                                       "goal": "Walls by M10: then levies", "end_turn": True, "force": True})
         await call(c, "submit_dispatch", {"report": "Month one: we chose food.", "final": False})
         err, digest = await call(c, "get_history")
         err2, month1 = await call(c, "get_history", {"month": 1})
@@ -358,10 +366,10 @@ async def test_open_85_history_keeps_everything_in_order(tmp_path: Path) -> None
     assert digest.startswith("HISTORY of Cao Wei: month 2 of 160 is open.")
     assert "GOAL (set M1): Walls by M10: then levies" in digest and "LAST NOTES: M1: Grow." in digest
     assert "LAST REPORT (M2): Month one: we chose food." in digest
-    assert "M1: 2 orders given, 1 refused (unknown_unit); you ended it; 1 carried out." in digest
+    assert "M1: 2 orders given, 1 refused (unknown_unit); you ended it; 1 order carried out." in digest
     assert digest.index("M2: no orders; open now.") < digest.index("M1: 2 orders given")  # newest first
     order = ["you: get_briefing {}", "game, briefing:", "you: issue_orders", "set_focus city=1 focus=food",
-             "game, reply:", "Month 1 ended for you."]
+             "game, reply:", "Month 1 ended for you (force: 1 refused order left out)."]
     pos = [month1.index(s) for s in order]
     assert pos == sorted(pos), order
     assert "MONTH 2 of 160" not in month1  # month 2's briefing belongs to month 2

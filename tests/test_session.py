@@ -98,6 +98,12 @@ def _play(path: Path, months: int) -> None:
                                       goal="Hold by M200: walls" if m % 25 == 1 else None, verbose=False,
                                       preview=False, end_turn=True, fast_forward=0)
             s.record("wei", "reply", reply, month)
+            if m % 7 == 0:  # the refused order kept the month open: end it with a second call
+                assert reply.startswith(f"1 order REFUSED, month {m} NOT ended"), reply
+                s.record_call("wei", "issue_orders", {"end_turn": True})
+                reply, _, month = s.issue("wei", "", note=None, goal=None, verbose=False, preview=False,
+                                          end_turn=True, fast_forward=0)
+                s.record("wei", "reply", reply, month)
             kind, text, month = s.turn_status("wei")
             assert kind == "turn", text
             s.record("wei", "briefing", text, month)
@@ -133,7 +139,7 @@ def test_open_85_history_stays_within_its_budget_and_pages_back(tmp_path: Path) 
             assert len(page) <= history.HISTORY_BUDGET
             pages += 1
         assert pages > 1 and seen == list(range(111, 0, -1))
-        assert "M105: 2 orders given, 1 refused (unknown_unit); you ended it; 1 carried out." in \
+        assert "M105: 2 orders given, 1 refused (unknown_unit); you ended it; 1 order carried out." in \
             s.get_history("wei", before=106)
         full = s.get_history("wei", month=105)
         assert len(full) <= history.HISTORY_BUDGET
@@ -223,5 +229,5 @@ def test_tools_130_history_counts_given_and_standing_orders_apart(tmp_path: Path
         s.close()
     m1 = next(line for line in text.splitlines() if line.startswith("M1: "))
     m2 = next(line for line in text.splitlines() if line.startswith("M2: "))
-    assert "1 order given" in m1 and "1 carried out" in m1
-    assert "no orders" in m2 and "carried out" not in m2 and "1 standing ran on" in m2, m2
+    assert "1 order given" in m1 and "1 order carried out" in m1
+    assert "no orders" in m2 and "carried out" not in m2 and "1 standing order ran on" in m2, m2

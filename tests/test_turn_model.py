@@ -549,9 +549,9 @@ def test_turn_180_outcomes_come_after_the_resolution_in_the_next_briefing(make_g
         rival = desk.briefing_text("shu", explicit=True)
     finally:
         desk.close()
-    assert "M5 orders: 2 carried out, 1 failed." in text
+    assert "M5: 2 orders carried out, 1 failed." in text
     assert f"FAILED #3 attack unit={levy.id} to=4,4 [target_lost]" in text
-    assert "M5 orders: 1 carried out, 0 failed." in rival and "target_lost" not in rival
+    assert "M5: 1 order carried out." in rival and "target_lost" not in rival
 
 
 # --- TURN-190..210: end_turn and fast_forward through the MCP tools -----------------------------------------

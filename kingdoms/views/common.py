@@ -49,6 +49,26 @@ def tile(t: Sequence[int]) -> str:
     return f"({t[0]},{t[1]})"
 
 
+def plural(n: int, word: str) -> str:
+    """'1 order', '2 orders'."""
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
+
+
+def order_counts(done: int, failed: int, standing_on: int, standing_ended: int, failed_codes: str = "") -> str:
+    """How a month's orders fared, the orders given counted apart from the standing orders that ran on or
+    ended: '2 orders carried out, 1 failed; 1 standing order ran on' (never more carried out than given)."""
+    parts = []
+    if done or failed:
+        parts.append(f"{plural(done, 'order')} carried out" + (f", {failed} failed" if failed else "")
+                     + (f" ({failed_codes})" if failed and failed_codes else ""))
+    if standing_on or standing_ended:
+        ran = f"{plural(standing_on, 'standing order')} ran on" if standing_on else ""
+        end = (f"{plural(standing_ended, 'standing order')} ended" if not standing_on
+               else f"{standing_ended} ended") if standing_ended else ""
+        parts.append(", ".join(x for x in (ran, end) if x))
+    return "; ".join(parts) if parts else "no orders ran"
+
+
 # --- lookups on the view --------------------------------------------------------------------------------------
 
 

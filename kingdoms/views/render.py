@@ -27,6 +27,8 @@ from kingdoms.views.common import (  # noqa: F401  (re-exported: the texts' numb
     idle_units,
     kingdom_names,
     num,
+    order_counts,
+    plural,
     signed,
     strike_threats,
     tile,
@@ -348,12 +350,9 @@ def results_lines(results: list[MonthResults], *, max_events: int = MAX_EVENT_LI
         given = [o for o in res.outcomes if o.get("position")]
         standing = [o for o in res.outcomes if not o.get("position")]
         if res.outcomes:
-            line = (f"{tag} orders: {sum(1 for o in given if o.get('ok'))} carried out, "
-                    f"{sum(1 for o in given if not o.get('ok'))} failed")
-            if standing:  # counted apart: "carried out" never counts more orders than were given
-                ended = sum(1 for o in standing if not o.get("ok"))
-                line += f"; {len(standing) - ended} standing ran on" + (f", {ended} ended" if ended else "")
-            lines.append(line + ".")
+            ended = sum(1 for o in standing if not o.get("ok"))
+            done = sum(1 for o in given if o.get("ok"))
+            lines.append(f"{tag}: " + order_counts(done, len(given) - done, len(standing) - ended, ended) + ".")
         for o in res.outcomes:
             verb = _verb(o.get("text", ""))
             if not o.get("ok"):
