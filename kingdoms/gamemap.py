@@ -183,6 +183,41 @@ class GameMap:
     def tile(self, i: int) -> Tile:
         return int(self.q_of[i]), int(self.r_of[i])
 
+    def q_range(self, r: int) -> tuple[int, int]:
+        """The first and last q of row r (the map is a rectangle of offset rows, so q runs lower as r grows and
+        goes below 0 from row 2 on)."""
+        shift = (r - (r & 1)) // 2
+        return -shift, self.width - 1 - shift
+
+    def nearest_on_map(self, q: int, r: int) -> Tile:
+        """The tile on the map nearest (q, r) by hex distance; ties to the same row, then lowest r, then lowest q."""
+        best: tuple[int, int, int, int] | None = None
+        for row in range(self.height):
+            lo, hi = self.q_range(row)
+            qq = min(max(q, lo), hi)
+            dq, dr = qq - q, row - r
+            key = ((abs(dq) + abs(dr) + abs(dq + dr)) // 2, abs(dr), row, qq)
+            if best is None or key < best:
+                best = key
+        assert best is not None
+        return best[3], best[2]
+
+    def row_text(self, r: int) -> str:
+        """'row r=24 runs q=-12..27' for a row on the map; the rows on the map for one off it."""
+        if 0 <= r < self.height:
+            lo, hi = self.q_range(r)
+            return f"row r={r} runs q={lo}..{hi}"
+        return f"rows run r=0..{self.height - 1}"
+
+    def off_map_text(self, q: int, r: int) -> str:
+        """Why (q, r) is off the map and where the nearest tile on it is (the map's shape is known to all)."""
+        nq, nr = self.nearest_on_map(q, r)
+        lo, hi = self.q_range(nr)
+        where = self.row_text(r)
+        row = "" if nr == r else f", in row r={nr} of q={lo}..{hi}"
+        return (f"({q},{r}) is off the map ({self.width} x {self.height} tiles; {where}); the nearest tile on it is "
+                f"({nq},{nr}){row}")
+
     def contains(self, q: int, r: int) -> bool:
         return self.index(q, r) >= 0
 

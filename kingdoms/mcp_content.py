@@ -39,7 +39,7 @@ def _read(path: Path) -> str:
 def map_key() -> str:
     """get_map's own description of its tiles and markers (from its template, so the two never drift apart)."""
     try:
-        lines = MAP_TEMPLATE.read_text(encoding="utf-8").splitlines()[1:3]
+        lines = [x for x in MAP_TEMPLATE.read_text(encoding="utf-8").splitlines()[1:5] if x.strip()]
     except OSError:
         return ""
     return "\n".join(re.sub(r"\{%.*?%\}.*?\{%.*?%\}|\{\{.*?\}\}|\{%.*?%\}", "", line).rstrip(", ") for line in lines)

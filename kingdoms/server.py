@@ -25,7 +25,7 @@ import os
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import anyio
 import anyio.to_thread
@@ -235,9 +235,10 @@ def build_server(game_path: str | Path, *, token: str | None = None, wait_s: flo
 
     @server.tool(structured_output=False, title="Map", annotations=READ_ONLY, description=(
         "A text map of what you have explored: one terrain letter per tile (lower case where a river runs), "
-        "with markers for cities, troops, other units and camps, and a list of what the markers are. Give "
-        "center_q, center_r and radius together to see only the area around a tile, which is much shorter; "
-        "with none of them you get your whole explored map."))
+        "with markers for cities, troops, other units and camps, and a list of what the markers are; r is written "
+        "on every row and a q ruler over every pair of rows. Give center_q, center_r and radius together to see "
+        "only the area around a tile, which is much shorter; with none of them you get your whole explored map. "
+        "layer=supply shows where troops are fed (your cities' land, your camps' reach)."))
     async def get_map(
         ctx: Context,
         center_q: Annotated[int | None, Field(description="q coordinate of the centre tile (give with center_r "
@@ -246,14 +247,18 @@ def build_server(game_path: str | Path, *, token: str | None = None, wait_s: flo
                                                           "and radius).", examples=[8])] = None,
         radius: Annotated[int | None, Field(description="How many tiles around the centre to show (1-40).",
                                             ge=1, le=40, examples=[5])] = None,
+        layer: Annotated[Literal["terrain", "supply"], Field(description=(
+            "terrain (default): terrain letters and markers for cities, troops and camps; supply: for each tile, "
+            "which of your cities' land or camps would feed a troop standing there this month (blank: it eats "
+            "its rations)."))] = "terrain",
     ) -> str:
         given = [x is not None for x in (center_q, center_r, radius)]
         if any(given) and not all(given):
             raise ToolError("get_map takes center_q, center_r and radius together (e.g. center_q=10, center_r=8, "
                             "radius=5), or none of them for the whole explored map.")
         center = (center_q, center_r) if all(given) else None
-        return await call(ctx, "get_map", {"center_q": center_q, "center_r": center_r, "radius": radius},
-                          session.get_map, center, radius)
+        return await call(ctx, "get_map", {"center_q": center_q, "center_r": center_r, "radius": radius,
+                                           "layer": layer}, session.get_map, center, radius, layer)
 
     @server.tool(structured_output=False, title="Inspect a tile", annotations=READ_ONLY, description=(
         "Everything you know about one tile: terrain and what it yields, move cost, defence bonus, any "

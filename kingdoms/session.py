@@ -242,10 +242,13 @@ class Session:
                                    "cities are under KNOWN ENEMIES in your briefing.")
             return render.rival_city_text(view, seen)
 
-    def get_map(self, kingdom: str, center: tuple[int, int] | None, radius: int | None) -> str:
+    def get_map(self, kingdom: str, center: tuple[int, int] | None, radius: int | None,
+                layer: str = "terrain") -> str:
+        """get_map: the explored map (terrain and markers), or with layer="supply" who feeds a troop on each tile."""
         with self.lock:
-            view = self.game.observation(kingdom).view
-        return render.map_text(view, center, radius)
+            obs = self.game.observation(kingdom)
+            supply = obs.supply if layer == "supply" else None
+            return render.map_text(obs.view, center, radius, supply=supply)
 
     def inspect_tile(self, kingdom: str, q: int, r: int) -> str:
         with self.lock:

@@ -609,6 +609,7 @@ class Renderer:
             texts[f"get_city {cid}"] = self._call(d.get_city, kingdom, cid)
         counts.city_ids += len(plan.ids)
         texts["get_map"] = self._call(d.get_map, kingdom, None, None)
+        texts["get_map supply"] = self._call(d.get_map, kingdom, None, None, "supply")
         for centre, radius in plan.windows:
             texts[f"get_map {centre} r{radius}"] = self._call(d.get_map, kingdom, centre, radius)
         counts.map_windows += len(plan.windows) + 1

@@ -144,7 +144,7 @@ def resolve_target(ctx: MonthContext, kingdom: str, to: Tile, aim: dict | None =
             return _aimed_camp(ctx, kingdom, to, aim)
     state = ctx.state
     if state.map.index(*to) < 0:
-        raise OrderFailed("off_map", f"{fmt_tile(to)} is off the map: attack a tile on it")
+        raise OrderFailed("off_map", state.map.off_map_text(*to) + ": attack a tile on it")
     sight = sight_of(state, kingdom)
     city = state.city_at(*to)
     if city is not None and city.owner == kingdom:

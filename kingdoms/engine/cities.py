@@ -262,7 +262,7 @@ def improvement_problem(state: GameState, city: City, kind: str, tile: Tile | No
     gm = state.map
     i = gm.index(*tile)
     if i < 0:
-        return f"{fmt_tile(tile)} is off the map"
+        return gm.off_map_text(*tile)
     if int(state.owner[i]) != city.id:
         return f"{fmt_tile(tile)} is not land of {city.name}"
     if tile == city.tile:

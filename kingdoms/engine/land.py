@@ -53,7 +53,7 @@ def founding_problem(state: GameState, q: int, r: int) -> str | None:
     gm = state.map
     i = gm.index(q, r)
     if i < 0:
-        return f"({q},{r}) is off the map"
+        return gm.off_map_text(q, r)
     terrain = rd.TERRAINS[int(gm.terrain[i])]
     if terrain.code in (rd.M, rd.W):
         return f"({q},{r}) is {terrain.name}: cities stand on grassland, plains, forest or hills"

@@ -202,8 +202,9 @@ def move_goal(ctx: MonthContext, unit: Unit, to: Tile, g: Ground | None = None) 
     g = g or Ground(state, unit)
     i = gm.index(*to)
     if i < 0:
-        raise OrderFailed("off_map", f"{fmt_tile(to)} is off the map ({gm.width} x {gm.height} tiles): move to a tile "
-                                     "on it")
+        near = gm.index(*gm.nearest_on_map(*to))
+        reach = _nearest_text(g, near, row=False) if gm.move_cost[near] <= 0 or not g.endable(near) else ""
+        raise OrderFailed("off_map", gm.off_map_text(*to) + reach)
     if gm.move_cost[i] <= 0:
         raise OrderFailed("impassable", f"{fmt_tile(to)} is {gm.terrain_at(*to).name}, which no unit can enter"
                           + _nearest_text(g, i))
@@ -259,12 +260,15 @@ def _name(state: GameState, owner: str | None) -> str:
     return kd.name if kd is not None else owner
 
 
-def _nearest_text(g: Ground, i: int) -> str:
+def _nearest_text(g: Ground, i: int, *, row: bool = True) -> str:
+    """'; the nearest tile you can reach is (q,r) (2 months); row r=5 runs q=-2..29' for a refusal naming tile i."""
     near = nearest_reachable(g, i, moves_left=None)
+    gm = g.state.map
+    where = f"; {gm.row_text(gm.tile(i)[1])}" if row else ""
     if near is None:
-        return ""
+        return where
     tile, months = near
-    return f"; the nearest tile you can reach is {fmt_tile(tile)} ({_months(months)})"
+    return f"; the nearest tile you can reach is {fmt_tile(tile)} ({_months(months)}){where}"
 
 
 def _months(n: int) -> str:

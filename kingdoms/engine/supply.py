@@ -426,10 +426,11 @@ def _check_ship(ctx: MonthContext, kingdom: str, order) -> None:
     to = (order.to[0], order.to[1])
     i = state.map.index(*to)
     if i < 0:
-        raise OrderFailed("off_map", f"{fmt_tile(to)} is off the map; send the wagon to a tile on the map")
+        raise OrderFailed("off_map", state.map.off_map_text(*to) + ": send the wagon to a tile on the map")
     if state.map.move_cost[i] <= 0:
         land = _nearest_land(state, kingdom, to)
         hint = f"; the nearest you know is {fmt_tile(land)}" if land is not None else ""
+        hint += f"; {state.map.row_text(to[1])}"
         raise OrderFailed("impassable", f"{fmt_tile(to)} is {state.map.terrain_at(*to).name}: send the wagon to a land "
                                         f"tile (a city, a camp or a troop's tile){hint}")
     if _wagon_tile(state, city, to) is None:

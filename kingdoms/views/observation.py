@@ -38,9 +38,10 @@ from kingdoms.engine.land import founding_problem
 from kingdoms.engine.month import CheckResult, check_orders_on
 from kingdoms.engine.pathing import months_to_reach
 from kingdoms.engine.sight import Sight, compute_sight, hex_to_mask
+from kingdoms.engine.supply import supplying_camps
 from kingdoms.engine.visibility import can_see_unit, known_city_tile, seen_now
 from kingdoms.gamemap import GameMap
-from kingdoms.hexgrid import Tile, distance
+from kingdoms.hexgrid import Tile, distance, spiral
 from kingdoms.state import GameState, Unit
 from kingdoms.views.common import BATTLE_KINDS, at_war, f1, idle_units, num, strike_threats
 from kingdoms.views.kingdom_view import (
@@ -481,6 +482,35 @@ class Observation:
         if unit is None or unit.owner != self.kingdom:
             raise KeyError(f"unit #{unit_id} is not one of {self.kingdom}'s units")
         return months_to_reach(self.believed, unit, to)
+
+    @cached_property
+    def supply(self) -> dict[Tile, tuple[str, int]]:
+        """Who would feed a troop of the kingdom standing on each tile in supply this month (SUPPLY-030,
+        SUPPLY-040): ("camp", id) within 2 tiles of a stocked own camp (camps feed first, the nearest one), else
+        ("city", id) on that own city's land. Tiles out of supply are left out. Own affairs only."""
+        board, gm, kingdom = self.believed, self.map, self.kingdom
+        out: dict[Tile, tuple[str, int]] = {}
+        own = self.land.own_city
+        for i in np.flatnonzero(own >= 0).tolist():
+            out[gm.tile(i)] = ("city", int(own[i]))
+        for camp in sorted(board.camps.values(), key=lambda c: c.id):
+            if camp.owner != kingdom or camp.grain <= 1e-9:
+                continue
+            for t in spiral((camp.q, camp.r), rd.CAMP_REACH):
+                if gm.index(*t) < 0 or out.get(t, ("",))[0] == "camp":
+                    continue
+                feeding = supplying_camps(board, kingdom, t)  # the engine's own pick: the nearest stocked camp
+                if feeding:
+                    out[t] = ("camp", feeding[0].id)
+        return out
+
+    def supply_of(self, unit: OwnUnit) -> tuple[str, int | None, float]:
+        """Where an own troop eats this month if it stays: ("camp", id, rations months), ("city", id, ...) or
+        ("rations", None, months its carried rations last) (SUPPLY-030..090); months are inf for non-eaters."""
+        spec = rd.UNITS[unit.type]
+        months = unit.rations / (unit.men / 1000) if spec.fighting and unit.men > 0 else math.inf
+        kind, sid = self.supply.get((unit.q, unit.r), ("rations", None))
+        return kind, sid, min(months, float(rd.MAX_RATION_MONTHS)) if months != math.inf else months
 
     def check_orders(self, queued: list[Any], new: list[Any]) -> list[CheckResult]:
         """The issue-time check of `new` orders after the `queued` ones (engine.month), on a copy of the believed board."""

@@ -673,8 +673,30 @@ def _initial(name: str, taken: set[str]) -> str:
     return "?"
 
 
-def map_text(view: KingdomView, center: Tile | None = None, radius: int | None = None) -> str:
-    """A text map of explored tiles: two characters a tile (terrain, then a marker), odd rows shifted half a tile."""
+#: Keys of the supply layer: own cities' land, then own camps' reach.
+CITY_KEYS = "abcdefghijklmnopqrstuvwxyz"
+CAMP_KEYS = "123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _ruler(q0: int, width: int) -> str:
+    """A q ruler over `width` map cells whose first has q = q0: every q divisible by 5 written where its cell
+    starts (two characters a cell), so no column has to be counted."""
+    chars = [" "] * (2 * width + 4)
+    for k in range(width):
+        q = q0 + k
+        if q % 5 == 0:
+            label = str(q)
+            pos = 2 * k
+            if all(c == " " for c in chars[max(0, pos - 1):pos + len(label) + 1]):
+                chars[pos:pos + len(label)] = list(label)
+    return "".join(chars).rstrip()
+
+
+def map_text(view: KingdomView, center: Tile | None = None, radius: int | None = None, *,
+             supply: dict[Tile, tuple[str, int]] | None = None) -> str:
+    """A text map of explored tiles: two characters a tile (terrain, then a marker), r on every row and a q ruler
+    over every pair of rows (rows 2k and 2k+1 share the q of each column, so the rows are drawn unshifted). With `supply` (Observation.supply) the second
+    character says which own city's land or camp feeds a troop standing there (the supply layer)."""
     names = kingdom_names(view)
     taken: set[str] = {"R", "B"}
     marks_of: dict[str, str] = {}
@@ -689,18 +711,24 @@ def map_text(view: KingdomView, center: Tile | None = None, radius: int | None =
     def inside(t: Tile) -> bool:
         return center is None or radius is None or distance(center, t) <= radius
 
-    for u in view.foreign_units:
-        if inside((u.q, u.r)):
-            spec = rd.UNITS.get(u.type)
-            marker[(u.q, u.r)] = "x" if spec is not None and spec.fighting else "v"
-    for c in view.foreign_camps:
-        marker.setdefault((c.q, c.r), "k")
-    for c in view.camps:
-        marker.setdefault((c.q, c.r), "c")
-    for u in view.units:
-        marker[(u.q, u.r)] = "+" if rd.UNITS[u.type].fighting else "o"
-    for c in view.foreign_cities:
-        marker[(c.q, c.r)] = "R" if c.ruin else ("B" if c.owner == rd.BANDITS else marks_of.get(c.owner, "?"))
+    if supply is None:
+        for u in view.foreign_units:
+            if inside((u.q, u.r)):
+                spec = rd.UNITS.get(u.type)
+                marker[(u.q, u.r)] = "x" if spec is not None and spec.fighting else "v"
+        for c in view.foreign_camps:
+            marker.setdefault((c.q, c.r), "k")
+        for c in view.camps:
+            marker.setdefault((c.q, c.r), "c")
+        for u in view.units:
+            marker[(u.q, u.r)] = "+" if rd.UNITS[u.type].fighting else "o"
+        for c in view.foreign_cities:
+            marker[(c.q, c.r)] = "R" if c.ruin else ("B" if c.owner == rd.BANDITS else marks_of.get(c.owner, "?"))
+    else:
+        city_key = {c.id: CITY_KEYS[n] if n < len(CITY_KEYS) else "?" for n, c in enumerate(view.cities)}
+        camp_key = {c.id: CAMP_KEYS[n] if n < len(CAMP_KEYS) else "?" for n, c in enumerate(view.camps)}
+        for t, (kind, sid) in supply.items():
+            marker[t] = (camp_key if kind == "camp" else city_key).get(sid, "?")
     for c in view.cities:
         marker[(c.q, c.r)] = "*"
     mk = masks(view)
@@ -724,12 +752,22 @@ def map_text(view: KingdomView, center: Tile | None = None, radius: int | None =
     rows = []
     if used:
         c0, c1 = min(used), max(used)
+        ruled: set[int] = set()
         for r, cells in grid.items():
             body = "".join(cells[c0:c1 + 1]).rstrip()
             if not body.strip():
                 continue
-            lead = " " if r & 1 else ""
-            rows.append(f"r{r:>3} q{c0 - (r - (r & 1)) // 2:>4}| {lead}{body}")
+            pair = r // 2  # rows 2k and 2k+1 share the q of each column
+            if pair not in ruled:
+                ruled.add(pair)
+                rows.append("    q " + _ruler(c0 - pair, c1 - c0 + 1))
+            rows.append(f"r{r:>3}| {body}")
+    if supply is not None:
+        listing = [f"{city_key[c.id]} land of #{c.id} {c.name}" for c in view.cities]
+        listing += [f"{camp_key[c.id]} camp #{c.id} {tile((c.q, c.r))}, {f1(c.grain)} dan"
+                    + (" (empty: feeds nobody)" if c.grain <= 1e-9 else "") for c in view.camps]
+        return render_template("map.j2", v=view, rows=rows, listing=listing, center=center, radius=radius,
+                               legend_kingdoms="", supply=True)
     for c in view.cities:
         if inside((c.q, c.r)):
             listing.append(f"* #{c.id} {c.name} {tile((c.q, c.r))} (yours)")
@@ -748,7 +786,7 @@ def map_text(view: KingdomView, center: Tile | None = None, radius: int | None =
                            f"{tile((u.q, u.r))}{when}")
     legend_kingdoms = ", ".join(f"{m} {names.get(k, k)} city" for k, m in marks_of.items())
     return render_template("map.j2", v=view, rows=rows, listing=listing, center=center, radius=radius,
-                           legend_kingdoms=legend_kingdoms)
+                           legend_kingdoms=legend_kingdoms, supply=False)
 
 
 def tile_text(obs: Observation, tv: TileView) -> str:
