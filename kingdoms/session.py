@@ -185,16 +185,9 @@ class Session:
             over = obs.finished or obs.eliminated
             if not over and (goal is None or (goal_month is not None and m - goal_month >= GOAL_REVIEW_EVERY)):
                 review = _goal_review_text()
-            colonists = [u for u in view.units if u.type == "colonists"]
-            colonist_sites = [(u, obs.site(u.q, u.r)) for u in colonists]
-            near = [(c.q, c.r) for c in view.cities] + [(u.q, u.r) for u in colonists]
-            sites = obs.sites(near=near, radius=render.SITE_RADIUS, limit=render.SITES_IN_BRIEFING)
-            data = render.BriefingInput(
-                figures=obs.figures, full_rows=full, prev_view=prev_view, goal=goal, goal_month=goal_month,
-                goal_review=review, results=results, sites=sites, colonist_sites=colonist_sites,
-                headline=headline or self._headline(kingdom), landmarks=render.landmark_lines(obs),
-                over=over, last_month=obs.last_month,
-            )
+            data = render.briefing_data(
+                obs, full_rows=full, prev_view=prev_view, goal=goal, goal_month=goal_month, goal_review=review,
+                results=results, headline=headline or self._headline(kingdom), over=over)
             return render.briefing(view, data)
 
     def _headline(self, kingdom: str) -> str | None:

@@ -199,18 +199,12 @@ def golden_results() -> list[render.MonthResults]:
 def golden_briefing(state: GameState, *, full_rows: bool = True, prev=None) -> str:
     results = golden_results()
     obs = observe(state, "wei", results[-1].events)
-    view = obs.view
-    colonists = [u for u in view.units if u.type == "colonists"]
-    near = [(c.q, c.r) for c in view.cities] + [(u.q, u.r) for u in colonists]
-    data = render.BriefingInput(
-        figures=obs.figures, full_rows=full_rows, prev_view=prev, goal=(
+    data = render.briefing_data(
+        obs, full_rows=full_rows, prev_view=prev, goal=(
             "Lead on captures by M90: hold Xinye with Xu Huang's heavy foot, catapults and spearmen breach "
             "Chengdu's palisade; then station spies in Jiangling."), goal_month=35, goal_review=None,
-        results=results, sites=obs.sites(near=near, radius=render.SITE_RADIUS, limit=render.SITES_IN_BRIEFING),
-        colonist_sites=[(u, obs.site(u.q, u.r)) for u in colonists],
-        landmarks=render.landmark_lines(obs),
-    )
-    return render.briefing(view, data)
+        results=results)
+    return render.briefing(obs.view, data)
 
 
 def _check_golden(name: str, text: str) -> None:

@@ -427,6 +427,12 @@ def run_attack(ctx: MonthContext, kingdom: str, order: Any) -> str:
     if not goal.tiles:
         raise OrderFailed("no_room", f"no free tile within reach of {target.name()} for #{unit.id} to strike from"
                           + (": its land is closed to you until the war starts" if surprise else ""))
+    # a new order marches this month first: it is warned when the chase would end next month (COMBAT-350)
+    chase = chase_problem(ctx, unit, g, goal, target, months=CHASE_MONTHS + (aim is None)) \
+        if target.unit is not None else None
+    if chase is not None and aim is not None:  # a standing attack ends rather than chase (COMBAT-350)
+        raise OrderFailed(chase.code, f"{chase.message}: the attack ends rather than chase it; move toward it (or "
+                                      f"hold ground it must pass) and attack once it is within {CHASE_MONTHS} months")
     origin = unit.tile
     res = march(ctx, unit, goal, mode="attack")
     if res.route is None:
@@ -445,8 +451,39 @@ def run_attack(ctx: MonthContext, kingdom: str, order: Any) -> str:
     ahead = res.route.months - 1
     why = "in reach, it shoots next month (no move left)" if arrived else \
         (res.held or ("in reach next month" if ahead <= 1 else f"in reach in {ahead} months"))
+    warn = (f"; WARNING: {chase.message}: next month the standing attack ends unless the target is within "
+            f"{CHASE_MONTHS} months' march and its rations last the way" if chase is not None else "")
     return (f"#{unit.id} {unit.type} marches {fmt_tile(origin)} -> {fmt_tile(unit.tile)} on {target.name()}: {why}; "
-            "the attack order stands")
+            f"the attack order stands{warn}")
+
+
+#: Months of march past which an attack on a unit ends rather than chase it (COMBAT-350, issue 16).
+CHASE_MONTHS = 2
+
+
+def chase_problem(ctx: MonthContext, unit: Unit, g: Ground, goal: Goal, target: Target, *,
+                  months: int = CHASE_MONTHS) -> OrderFailed | None:
+    """Why an attack on a unit it cannot strike this month must not stand (COMBAT-350, SUPPLY-090): reaching the
+    unit takes more than `months` months' march, or keeps the attacker out of supply longer than its rations
+    last. The route is planned without moving; None when the chase may go on."""
+    from kingdoms.engine.pathing import find_route
+    from kingdoms.engine.supply import in_supply, march_outlasts_rations, ration_months_left
+
+    route = find_route(g, goal.tiles, moves_left=ctx.moves(unit), centre=goal.centre, radius=goal.radius,
+                       ghost=True)
+    if route is None or route.months <= 1:
+        return None  # no route (the march says so) or a strike this month
+    where = f"#{unit.id} at {fmt_tile(unit.tile)}"
+    if route.months > months:
+        return OrderFailed("chase_too_long", f"{target.name()} is {route.months} months' march from {where}, more "
+                                             f"than {CHASE_MONTHS}" + (" after this month's march" if
+                                                                         months > CHASE_MONTHS else ""))
+    gm = ctx.state.map
+    out = sum(1 for i in route.month_ends() if not in_supply(ctx.state, unit.owner, gm.tile(i)))
+    if out and march_outlasts_rations(unit, out):
+        return OrderFailed("chase_outlasts_rations", f"reaching {target.name()} keeps {where} {out} month-end(s) out "
+                                                     f"of supply but its rations last {ration_months_left(unit):.1f}")
+    return None
 
 
 def _strike(ctx: MonthContext, unit: Unit, target: Target, surprise: bool) -> str:
@@ -568,7 +605,15 @@ def describe_attack_preview(ctx: MonthContext, attacker: Unit, target: Target, b
     """
     from kingdoms.engine.supply import in_supply, ration_months_left
 
+    from kingdoms.engine.sieges import hungry_capture_warning
+
     out = f"would: {text}"
+    if attacker.spec.shooter and (target.unit is not None and target.unit.spec.fighting or target.kind == "city"):
+        out += ("; note: like any fight, each volley trains what it hits (+1 XP to the troop and to its general, "
+                "GEN-100)")
+    city = target.city
+    if city is not None and city.id in ctx.state.cities and city.owner == attacker.owner:
+        out += hungry_capture_warning(ctx.state, city)
     if battle is not None and battle.advanced_to is not None and attacker.id in ctx.state.units:
         if not in_supply(ctx.state, attacker.owner, battle.advanced_to):
             months = ration_months_left(attacker)

@@ -549,9 +549,15 @@ def feed_city(ctx: MonthContext, city: City, board: eco.Board, from_camps: set[i
         city.people -= dead
         city.happiness = max(0.0, city.happiness - rd.HAPPY_SHORT * short)
         led.update(people_ate=ate, short=short, starved=dead)
+        if blockaded or city.restless:  # no harvest, or half of it: the focus can hardly help (CITY-220, CONQ-030)
+            why = "Blockaded, it gets no harvest" if blockaded else "Restless, it gets only half its harvest"
+            advice = (f"{why}, so its focus cannot help: feed its troops from a stocked camp within "
+                      f"{rd.CAMP_REACH} tiles (camps feed first), send grain (ship_grain) or move troops off its land.")
+        else:
+            advice = "Send grain (ship_grain), set focus food or feed fewer troops there."
         ctx.emit("city_short", f"{city.name} {fmt_tile(city.tile)} went short of grain: {short:.0%} of its people's "
                  f"ration missing, {dead:,} people died or fled, happiness {city.happiness:.0f} (at 20 it revolts). "
-                 "Send grain (ship_grain), set focus food or feed fewer troops there.", [city.owner], city_id=city.id)
+                 + advice, [city.owner], city_id=city.id)
     led["net"] = led["harvest"] - led["people_ate"] - led["troops_ate"]
     # revolt (CITY-200, OPEN-15, OPEN-16): at 20 or lower, to the bandits; a capital never revolts
     if city.happiness <= rd.REVOLT_HAPPINESS + EPS and city.owner != rd.BANDITS and not eco.is_court(state, city):

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from kingdoms.engine import cautions
 from kingdoms.engine.belief import believed_state
 from kingdoms.engine.context import Event, MonthContext, OrderFailed, OrderOutcome
 from kingdoms.engine.registry import PHASE_SLOTS, PHASES, VERBS, load_areas
@@ -118,7 +119,10 @@ class _Slot:
                     if rule is None:
                         raise OrderFailed("not_available", f"{item.order.action} cannot be used in this game yet")
                     rule.check(ctx, kingdom, item.order)
+                    before = cautions.snapshot(ctx, kingdom)
                 result = run_order(ctx, kingdom, item.order)
+                if self.checking:
+                    result += cautions.after_order(ctx, kingdom, before, item.order)
             except OrderFailed as exc:
                 self._record(item, False, exc.message, exc.code)
                 return

@@ -241,6 +241,11 @@ def move_goal(ctx: MonthContext, unit: Unit, to: Tile, g: Ground | None = None) 
                 raise OrderFailed("over_cap", f"#{other.id} on {fmt_tile(to)} has {other.men:,} men and #{unit.id} "
                                               f"{unit.men:,}: together over {rd.MAX_TROOP_MEN:,}; split first "
                                               f"(at most {max(0, rd.MAX_TROOP_MEN - other.men):,} can join)")
+        city = state.city_at(*to)
+        if city is not None and city.owner == unit.owner and unit.spec.fighting and other.spec.fighting:
+            return Goal(set(g.free_neighbours(i)), i, 1, note=(
+                f"WARNING: {city.name} is garrisoned by #{other.id} {other.type} and a troop of another type cannot "
+                f"enter it (one troop a city, MOVE-120): the march ends beside it"))
         return Goal(set(g.free_neighbours(i)), i, 1, note=f"#{other.id} {other.type} holds {fmt_tile(to)}: the march "
                                                            "ends beside it")
     return Goal({i}, i)

@@ -152,12 +152,45 @@ def _check_set_production(ctx: MonthContext, kingdom: str, order: Any) -> None:
     plan_queue(ctx.state, city, list(order.queue))
 
 
+#: Share of the kingdom's production past which the upkeep of the troops queued earns a warning (issue-time).
+UPKEEP_WARN_SHARE = 0.75
+
+
+def queued_upkeep(state: GameState, kingdom: str) -> float:
+    """Upkeep a month the troops in every own city's queue will add once raised (RECRUIT-180): 1 per 1,000 men
+    and 0.5 a troop (a batch that joins a troop already in the city adds less: an upper bound)."""
+    extra = 0.0
+    for city in state.cities.values():
+        if city.owner != kingdom:
+            continue
+        for e in city.queue:
+            spec = rd.UNITS.get(e.item)
+            if spec is not None and spec.fighting and e.men:
+                extra += rd.UPKEEP_PER_1000 * e.men / 1000 + rd.UPKEEP_PER_TROOP
+    return extra
+
+
+def upkeep_warning(state: GameState, kingdom: str, before: float) -> str:
+    """'; WARNING: ...' when the troops now queued would push army upkeep past about three quarters of the
+    kingdom's production (RECRUIT-190: upkeep is paid before anything is built), and the order added to them."""
+    after = queued_upkeep(state, kingdom)
+    if after <= before + eco.EPS:
+        return ""
+    budget = eco.kingdom_budget(state, kingdom)
+    total = budget.upkeep + after
+    if budget.output <= 0 or total <= UPKEEP_WARN_SHARE * budget.output:
+        return ""
+    return (f"; WARNING: with the troops queued raised, army upkeep would be about {total:.1f} of your "
+            f"{budget.output} production a month ({total / budget.output:.0%}): little would be left to build with")
+
+
 @verb("set_production", check=_check_set_production)
 def run_set_production(ctx: MonthContext, kingdom: str, order: Any) -> str:
     """set_production city=ID queue=...: the new queue replaces the old; progress stays on an unchanged head (OPEN-80)."""
     state = ctx.state
     city = own_city(state, kingdom, order.city_id)
     entries = plan_queue(state, city, list(order.queue))
+    before = queued_upkeep(state, kingdom)
     old_head = city.queue[0] if city.queue else None
     lost = ""
     if old_head is not None:
@@ -173,7 +206,7 @@ def run_set_production(ctx: MonthContext, kingdom: str, order: Any) -> str:
         return (f"{city.name}'s queue is empty: it stores production up to {rd.STORE_EMPTY_CAP} and turns the rest "
                 f"into grain (4 a dan){lost}")
     return (f"{city.name} will build {', '.join(_entry_text(e) for e in entries)}; {per_month} production a month "
-            f"after upkeep, {city.store:.1f} in store{lost}")
+            f"after upkeep, {city.store:.1f} in store{lost}" + upkeep_warning(state, kingdom, before))
 
 
 # --- set_focus (CITY-030) -----------------------------------------------------------------------------------

@@ -301,6 +301,24 @@ def _after_attacker(ctx: MonthContext, unit: Unit, res: Hurt, city: City, cavalr
 # --- the fall and capture (SIEGE-210, CONQ-010..100, OPEN-1, OPEN-60) --------------------------------------
 
 
+def hungry_capture_warning(state: GameState, city: City) -> str:
+    """'; WARNING: ...' when a restless city just taken cannot feed its people from its granary and its halved
+    harvest (CONQ-030, CITY-220): it goes short, and troops on its land eat from the same granary unless a
+    stocked camp within 2 tiles feeds them first (SUPPLY-040). Empty when it can."""
+    from kingdoms.engine.economy import city_output
+
+    if not city.restless:
+        return ""
+    o = city_output(state, city)
+    need = o.people_eat + o.troops_eat
+    if city.grain + o.harvest + 1e-9 >= need:
+        return ""
+    return (f"; WARNING: {city.name} holds {city.grain:.0f} dan and, restless, gets only half its harvest "
+            f"({o.harvest:.1f} dan a month) against {need:.1f} eaten (people {o.people_eat:.1f}, troops "
+            f"{o.troops_eat:.1f}): it will go short and may revolt unless a stocked camp within {rd.CAMP_REACH} "
+            "tiles feeds its garrison or wagons bring grain")
+
+
 def capture_city(ctx: MonthContext, city: City, captor: str, by_unit: Unit | None) -> None:
     """Hand a fallen city to the captor with its land, improvements and grain; clear its queue and store.
 
@@ -361,7 +379,8 @@ def capture_city(ctx: MonthContext, city: City, captor: str, by_unit: Unit | Non
     if captor in state.kingdoms:
         rest = "restless: hold it down with troops on its land" if city.restless else "yours again, not restless"
         ctx.emit("city_taken", f"{city.name} is yours: {rest}; {city.grain:.0f} dan in its granary{capital_text}"
-                 + (f"; {', '.join(taken)}" if taken else "") + ".", [captor], city_id=city.id)
+                 + (f"; {', '.join(taken)}" if taken else "") + hungry_capture_warning(state, city) + ".", [captor],
+                 city_id=city.id)
     if loser in state.kingdoms:
         ctx.emit("city_lost", f"{city.name} has fallen to {captor_name}" + (f"; {', '.join(taken)}" if taken else "")
                  + ".", [loser], city_id=city.id)
@@ -449,11 +468,19 @@ def towers_phase(ctx: MonthContext) -> None:
         city.last["blockaded"] = city.id in ctx.blockaded  # this month's status, for readers of the ledger
     for cid in sorted(ctx.blockaded):
         city = state.cities[cid]
+        men = besieging_men(state, city)
         if city.owner in state.kingdoms:
-            men = besieging_men(state, city)
             ctx.emit("blockade", f"{city.name} {fmt_tile(city.tile)} is BLOCKADED by {men:,} enemy men on its land: no "
                      f"harvest, no growth, no repairs, half production, walls -{rd.BLOCKADE_CRUMBLE} a month.",
                      [city.owner], city_id=cid, men=men)
+        by: dict[str, int] = {}
+        for unit in besiegers(state, city):
+            if unit.owner in state.kingdoms:
+                by[unit.owner] = by.get(unit.owner, 0) + unit.men
+        for kingdom in sorted(by):  # the besiegers are told too (SIEGE-150): they see their own men on its land
+            ctx.emit("blockading", f"Your troops blockade {city.name} {fmt_tile(city.tile)}: {by[kingdom]:,} of your "
+                     f"men on its land within {rd.BLOCKADE_RADIUS} tiles; it gets no harvest and its walls lose "
+                     f"{rd.BLOCKADE_CRUMBLE} a month while they stay.", [kingdom], city_id=cid, men=by[kingdom])
 
 
 # --- walls: crumbling and repairs (SIEGE-140, SIEGE-160, OPEN-14) -------------------------------------------

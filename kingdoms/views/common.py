@@ -102,8 +102,14 @@ def idle_units(view: KingdomView) -> list[OwnUnit]:
     return out
 
 
+def idle_agents(view: KingdomView) -> list[OwnUnit]:
+    """Scouts and spies with no order: listed for the ruler, but they never stop a fast_forward (OPEN-91)."""
+    return [u for u in view.units if u.type in ("scout", "spy") and not u.standing]
+
+
 def strike_threats(view: KingdomView) -> list[tuple[SeenUnit, OwnUnit]]:
-    """Enemy troops in sight close enough to strike one of the kingdom's units next month."""
+    """Enemy troops in sight close enough to strike one of the kingdom's units next month (spies aside: no
+    attack ever hits a spy, OPEN-52)."""
     out = []
     for e in view.foreign_units:
         spec = rd.UNITS.get(e.type)
@@ -111,7 +117,7 @@ def strike_threats(view: KingdomView) -> list[tuple[SeenUnit, OwnUnit]]:
             continue
         reach = spec.moves + max(1, spec.range)
         near = [(distance((e.q, e.r), (u.q, u.r)), u.id, u) for u in view.units
-                if distance((e.q, e.r), (u.q, u.r)) <= reach]
+                if u.type != "spy" and distance((e.q, e.r), (u.q, u.r)) <= reach]  # spies are never attacked
         if near:
             out.append((e, min(near, key=lambda x: (x[0], x[1]))[2]))
     return out

@@ -286,6 +286,7 @@ class KingdomView:
     explored: str  # hex bitmask of explored tiles (map order), sight.hex_to_mask
     visible: str  # hex bitmask of tiles in sight now
     terrain_rows: list[str] = field(default_factory=list)  # terrain letters; " " where unexplored
+    rotation: list[str] = field(default_factory=list)  # this month's order of the kingdoms' slots (public, OPEN-73)
 
     def to_dict(self) -> Json:
         """Plain JSON-able data."""
@@ -523,6 +524,7 @@ def build_view(state: GameState, kingdom_id: str, sight: Sight | None = None) ->
         foreign_units=foreign_units, foreign_cities=foreign_cities, foreign_camps=foreign_camps,
         reports=reports, explored=mask_to_hex(explored), visible=mask_to_hex(visible),
         terrain_rows=_terrain_rows(gm, explored),
+        rotation=[k for k in state.rotation if k in state.kingdoms and not state.kingdoms[k].eliminated],
     )
 
 

@@ -169,7 +169,8 @@ def _alerts(view: KingdomView, city: OwnCity, fig: CityFigures, hits: list[str],
     if hits or (recent and last.get("attacked")):
         alerts.append("pillaged" if hits and all(h == "pillaged" for h in hits) else "attacked last month")
     if recent and last.get("blockaded"):
-        alerts.append("BLOCKADED")
+        alerts.append(f"BLOCKADED (enemy men on its land within {rd.BLOCKADE_RADIUS} tiles outnumber garrison + "
+                      f"militia: no harvest, half production, walls -{rd.BLOCKADE_CRUMBLE}/mo)")
     near = set(fig.land)
     for t in list(fig.land):
         near.update(_neighbours(t))
@@ -180,10 +181,19 @@ def _alerts(view: KingdomView, city: OwnCity, fig: CityFigures, hits: list[str],
         alerts.append(f"{len(enemies)} enemy troop{'s' if len(enemies) > 1 else ''} on or by its land "
                       f"({'' if exact else 'at least '}{num(men)} men)")
     look = fig.outlook
+    short = ""
     if recent and float(last.get("short") or 0) > 0:
-        alerts.append("went SHORT of grain")
+        short = "went SHORT of grain"
     elif city.grain + look.net < 0:
-        alerts.append("will go SHORT of grain")
+        short = "will go SHORT of grain"
+    if short:
+        best = max(o.net for o in fig.by_focus.values())
+        if best <= look.net + 0.05 and look.troops_eat > 0:  # no focus helps: say what does (SUPPLY-040, SUPPLY-100)
+            short += (f" (no focus helps: a stocked camp within {rd.CAMP_REACH} tiles feeds its troops first, or "
+                      "ship_grain a wagon)")
+        elif best <= look.net + 0.05:
+            short += " (no focus helps: ship_grain a wagon)"
+        alerts.append(short)
     if city.happiness <= 40:
         alerts.append(f"happiness {f1(city.happiness)} (revolt at {rd.REVOLT_HAPPINESS})")
     if city.restless and fig.hold_down is not None and fig.own_men_on_land < fig.hold_down:
@@ -502,6 +512,16 @@ class Observation:
                 feeding = supplying_camps(board, kingdom, t)  # the engine's own pick: the nearest stocked camp
                 if feeding:
                     out[t] = ("camp", feeding[0].id)
+        return out
+
+    @cached_property
+    def blockading(self) -> dict[int, int]:
+        """Foreign cities the kingdom's troops blockaded last month, as it was told (SIEGE-150): city id -> its men."""
+        out: dict[int, int] = {}
+        for e in self.events:
+            data = e.get("data") or {}
+            if e.get("kind") == "blockading" and data.get("city_id") is not None:
+                out[int(data["city_id"])] = int(data.get("men") or 0)
         return out
 
     def supply_of(self, unit: OwnUnit) -> tuple[str, int | None, float]:

@@ -24,6 +24,7 @@ from kingdoms.views.common import (  # noqa: F401  (re-exported: the texts' numb
     BATTLE_KINDS,
     at_war,
     f1,
+    idle_agents,
     idle_units,
     kingdom_names,
     num,
@@ -226,8 +227,27 @@ def city_signature(city: OwnCity) -> tuple[Any, ...]:
             len(city.improvements), int(city.walls // 5), city.restless)
 
 
-def troop_row(view: KingdomView, u: OwnUnit, city_names: dict[int, str]) -> str:
-    """A troop row (OPEN-82): #id type men (size) (q,r) · L XP · morale · hunger · rations · general · order."""
+#: Where a troop eats this month (Observation.supply_of): (kind "camp" | "city" | "rations", id, rations months).
+Supply = tuple[str, "int | None", float]
+
+
+def fed_text(fed: Supply | None, city_names: dict[int, str]) -> str:
+    """' · fed by camp #28', ' · fed by Xuchang's land' or ' · on rations 2.5 mo' (SUPPLY-030..090)."""
+    if fed is None:
+        return ""
+    kind, sid, months = fed
+    if kind == "camp":
+        return f" · fed by camp #{sid}"
+    if kind == "city":
+        return f" · fed by {city_names.get(sid or -1, 'your')}'s land"
+    return f" · on rations {f1(months)} mo"
+
+
+def troop_row(view: KingdomView, u: OwnUnit, city_names: dict[int, str], fed: Supply | None = None) -> str:
+    """A troop row (OPEN-82): #id type men (size) (q,r) · L XP · morale · hunger · where it eats · general · order.
+
+    `fed`: where it eats this month (Observation.supply_of); a troop in its own city eats from its granary and says
+    nothing; without `fed` a troop in the field shows its rations."""
     spec = rd.UNITS[u.type]
     where = tile((u.q, u.r))
     if u.in_city is not None:
@@ -245,7 +265,12 @@ def troop_row(view: KingdomView, u: OwnUnit, city_names: dict[int, str]) -> str:
         months = u.rations / (u.men / 1000) if u.men > 0 else 0.0
         morale = f" · morale {f1(u.morale)}" if u.morale < 99.95 else ""
         hunger = f" · HUNGER {f1(u.hunger)}" if u.hunger > 0 else ""
-        rations = "" if (u.in_city is not None and months >= 1) else f" · rations {f1(months)} mo"
+        if u.in_city is not None:
+            rations = "" if months >= 1 else f" · rations {f1(months)} mo"
+        elif fed is not None:
+            rations = fed_text(fed, city_names)
+        else:
+            rations = f" · rations {f1(months)} mo"
         gen = f" · Gen. {u.general} #{u.general_id}" if u.general else ""
         xp = f" XP {f1(u.xp)}" if u.xp > 0 else ""
         return (f"#{u.id} {u.type} {num(u.men)} ({u.size}) {where} · L{u.level}{xp}{morale}{hunger}"
@@ -380,9 +405,19 @@ def results_lines(results: list[MonthResults], *, max_events: int = MAX_EVENT_LI
 # =============================================================================================================
 
 
-def attention_lines(view: KingdomView, figs: OwnFigures, goal_review: bool) -> list[str]:
+#: Codes of a standing attack that ended rather than chase its target (attack.CHASE_MONTHS, COMBAT-350).
+CHASE_CODES = ("chase_too_long", "chase_outlasts_rations")
+
+
+def attention_lines(view: KingdomView, figs: OwnFigures, goal_review: bool,
+                    results: list[MonthResults] | None = None) -> list[str]:
     """What needs the ruler this month, most urgent first."""
     lines: list[str] = []
+    for res in (results or [])[-1:]:
+        for o in res.outcomes:
+            if not o.get("position") and not o.get("ok") and o.get("code") in CHASE_CODES:
+                why = str(o.get("result", "")).removeprefix("standing order ended: ").split(";")[0]
+                lines.append(f"ATTACK ENDED ({o['code']}): {o.get('text', '')}: {why}")
     names = kingdom_names(view)
     alerted = [f"#{c.id} {c.name}" for c in view.cities if figs.cities.get(c.id) and figs.cities[c.id].alerts]
     if alerted:
@@ -403,6 +438,10 @@ def attention_lines(view: KingdomView, figs: OwnFigures, goal_review: bool) -> l
     idle = idle_units(view)
     if idle:
         lines.append("without orders: " + ", ".join(f"#{u.id} {u.type} {tile((u.q, u.r))}" for u in idle))
+    agents = idle_agents(view)
+    if agents:
+        lines.append("scouts/spies without orders (fast_forward does not stop for them): "
+                     + ", ".join(f"#{u.id} {u.type} {tile((u.q, u.r))}" for u in agents))
     empty = [c for c in view.cities if not c.queue]
     if empty:
         lines.append("queue EMPTY: " + ", ".join(f"#{c.id} {c.name}" for c in empty))
@@ -434,6 +473,34 @@ class BriefingInput:
     waiting_for: list[str] = field(default_factory=list)
     landmarks: list[str] = field(default_factory=list)
     over: bool = False  # the game is over for this kingdom: nothing needs its attention any more
+    supply: dict[int, Supply] = field(default_factory=dict)  # own troop id -> where it eats (Observation.supply_of)
+    blockading: dict[int, int] = field(default_factory=dict)  # foreign city id -> own men that blockaded it
+
+
+def spy_line(view: KingdomView, s: Any, names: dict[str, str]) -> str:
+    """One stationed spy (INTEL-130, INTEL-140): where, since when, and whether it reported last month; or a
+    counter-spy in an own city (INTEL-180)."""
+    if s.role != "spy":
+        return f"counter-spy in {s.city_name} #{s.city_id} since M{s.since}"
+    rep = view.report(s.city_id)
+    said = (f"reporting (latest M{rep.month})" if rep is not None and rep.month >= view.month - 1 else
+            f"last report M{rep.month}" if rep is not None else "no report yet")
+    return f"spy inside {s.city_name} #{s.city_id} ({names.get(s.city_owner, s.city_owner)}) since M{s.since}, {said}"
+
+
+def briefing_data(obs: Observation, **session: Any) -> BriefingInput:
+    """The briefing's input: what the kingdom's Observation gives (figures, city sites near its cities and
+    colonists, landmarks, where each troop eats, the blockades it holds), with the session's parts (`session`:
+    full_rows, prev_view, goal, results, headline...)."""
+    view = obs.view
+    colonists = [u for u in view.units if u.type == "colonists"]
+    near = [(c.q, c.r) for c in view.cities] + [(u.q, u.r) for u in colonists]
+    return BriefingInput(
+        figures=obs.figures, sites=obs.sites(near=near, radius=SITE_RADIUS, limit=SITES_IN_BRIEFING),
+        colonist_sites=[(u, obs.site(u.q, u.r)) for u in colonists], landmarks=landmark_lines(obs),
+        last_month=obs.last_month, blockading=obs.blockading,
+        supply={u.id: obs.supply_of(u) for u in view.units if u.in_city is None and rd.UNITS[u.type].fighting},
+        **session)
 
 
 def status_lines(view: KingdomView) -> list[str]:
@@ -447,6 +514,9 @@ def status_lines(view: KingdomView) -> list[str]:
     else:
         lead_text = "lead: nobody strictly ahead"
     lines = [f"Captures: {caps} — {lead_text}"]
+    if len(view.rotation) > 1:
+        order = ", then ".join(names.get(k, k) + (" (you)" if k == view.kingdom else "") for k in view.rotation)
+        lines.append(f"Acting order this month: {order} (shifts one place a month)")
     if view.ruin is not None:
         ru = view.ruin
         holder = "you" if ru.holder == view.kingdom else names.get(ru.holder, ru.holder)
@@ -493,7 +563,7 @@ def briefing(view: KingdomView, data: BriefingInput) -> str:
             unchanged.append(f"#{c.id} {c.name}")
         else:
             city_rows.append(city_row_short(view, c, fig))
-    troops = [troop_row(view, u, city_names) for u in view.units if rd.UNITS[u.type].fighting]
+    troops = [troop_row(view, u, city_names, data.supply.get(u.id)) for u in view.units if rd.UNITS[u.type].fighting]
     others = [troop_row(view, u, city_names) for u in view.units if not rd.UNITS[u.type].fighting]
     generals = [general_row(view, g, city_names) for g in view.generals]
     enemies = []
@@ -502,14 +572,15 @@ def briefing(view: KingdomView, data: BriefingInput) -> str:
         rep = view.report(c.id)
         if rep is not None:
             row += f"; spy report M{rep.month}: {num(rep.people)} people, militia {num(rep.militia)} (get_city {c.id})"
+        if c.id in data.blockading:
+            row += f" — YOU BLOCKADE IT ({num(data.blockading[c.id])} of your men on its land)"
         enemies.append(row)
     enemies += [seen_unit_row(view, u, names) for u in view.foreign_units]
     enemies += [f"camp #{c.id} {names.get(c.owner, c.owner)} {tile((c.q, c.r))}"
                 + (f" {f1(c.grain)} dan" if c.grain is not None else "")
                 + (" (now)" if c.in_sight else f" (seen M{c.month})") for c in view.foreign_camps]
     shown = {c.id for c in view.foreign_cities}
-    spies = [f"{s.role} in {s.city_name} #{s.city_id} since M{s.since}" for s in view.spies
-             if s.role != "spy" or s.city_id not in shown]
+    spies = [spy_line(view, s, names) for s in view.spies]
     reports = [f"#{r.city_id} {r.name} (M{r.month}): {num(r.people)} people, walls {f1(r.walls)}, militia "
                f"{num(r.militia)}, garrison " + (", ".join(_report_unit(g) for g in r.garrison) or "none")
                for r in view.reports if r.city_id not in shown]
@@ -517,7 +588,7 @@ def briefing(view: KingdomView, data: BriefingInput) -> str:
     sites = [f"colonists #{u.id} at {tile((u.q, u.r))}: " + (site_line(s) if s else "no city can be founded here")
              for u, s in data.colonist_sites]
     sites += [site_line(s) for s in data.sites]
-    attention = [] if data.over else attention_lines(view, figs, data.goal_review is not None)
+    attention = [] if data.over else attention_lines(view, figs, data.goal_review is not None, data.results)
     output = f"production {num(figs.output)}/mo, army upkeep {f1(figs.upkeep)}/mo"
     if figs.output > 0:
         output += f" ({figs.upkeep_share:.0%} of it)"
@@ -605,7 +676,7 @@ def own_city_text(obs: Observation, city: OwnCity, fig: CityFigures) -> str:
                           f"people +{num(o.growth)}/mo, works {', '.join(tile(t) for t in o.worked) or 'centre only'}")
     units = {u.id: u for u in view.units}
     city_names = {c.id: c.name for c in view.cities}
-    here = [troop_row(view, units[uid], city_names) for uid in city.garrison if uid in units]
+    here = [troop_row(view, units[uid], city_names, obs.supply_of(units[uid])) for uid in city.garrison if uid in units]
     generals = [general_row(view, g, city_names) for g in view.generals if g.city_id == city.id]
     return render_template(
         "city.j2", c=city, row=city_row_full(view, city, fig), focus_rows=focus_rows, queue=queue,
