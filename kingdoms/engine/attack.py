@@ -603,9 +603,8 @@ def describe_attack_preview(ctx: MonthContext, attacker: Unit, target: Target, b
     was run on the scratch board (for an estimate: the top of the range). COMBAT-160: an advance off the
     troop's land warns what its rations allow.
     """
-    from kingdoms.engine.supply import in_supply, ration_months_left
-
     from kingdoms.engine.sieges import hungry_capture_warning
+    from kingdoms.engine.supply import in_supply, ration_months_left
 
     out = f"would: {text}"
     if attacker.spec.shooter and (target.unit is not None and target.unit.spec.fighting or target.kind == "city"):
