@@ -111,11 +111,16 @@ def cmd_new(args: argparse.Namespace) -> int:
 
 def cmd_info(args: argparse.Namespace) -> int:
     """Read-only: what the file says now (the deadline is not applied; `kingdoms tick` does that)."""
+    from kingdoms.accounting import account_lines, accounts
+
     game = _open(args.game, readonly=True)
     try:
         info = game.info()
+        acc = accounts(game.store)  # per seat: calls by tool, reply sizes, orders refused and fixed (issue 16)
     finally:
         game.close()
+    for s in info["seats"]:
+        s["accounting"] = acc.get(s["kingdom"])
     if args.json:
         print(json.dumps(info))
     else:
@@ -129,6 +134,8 @@ def cmd_info(args: argparse.Namespace) -> int:
                 from kingdoms.modelseat.costs import usage_line
 
                 print("  " + " " * 10 + " " + usage_line(s["usage"]))
+            for line in account_lines(s["accounting"]) if s.get("accounting") else ():
+                print("  " + " " * 10 + " " + line)
     return 0
 
 

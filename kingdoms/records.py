@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from kingdoms.accounting import seat_account
 from kingdoms.game import Game, captures_of
 
 REPLAY_URI = "kingdoms://replay"
@@ -132,6 +133,7 @@ def record_data(game: Game, kingdom: str) -> dict[str, Any]:
         "game": store.path.name, "kingdom": kingdom, "name": kd.name, "ruler": kd.ruler, "result": kd.result,
         "place": kd.place, "end_reason": final.end_reason, "final_month": final.month, "replay": REPLAY_URI,
         "usage_totals": store.usage_totals().get(kingdom),
+        "accounting": seat_account(store, kingdom),
         "months": [months[m] for m in sorted(months)],
     }
     return data

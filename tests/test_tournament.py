@@ -199,7 +199,8 @@ def test_first_try_valid_counts_a_refused_order_fixed_later_as_not_first_try(tmp
     game.issue("wei", f"set_production city={city} queue=palisade")  # the fix: a retry, not a first try
     game.issue("wei", "move unit=999 to=1,1")  # refused, never fixed
     figs = order_figures(game.store.all_orders("wei"))
-    assert figs == {"orders": 4, "refused": 2, "first_tries": 3, "first_try_ok": 1}
+    assert figs == {"orders": 4, "refused": 2, "first_tries": 3, "first_try_ok": 1, "fixed": 1,
+                    "refused_by_code": {"unknown_item": 1, "unknown_unit": 1}}
     game.close()
 
 

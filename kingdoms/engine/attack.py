@@ -50,6 +50,8 @@ from kingdoms.engine.visibility import (
     knows_city,
     militia_estimate,
     own_units_text,
+    reported_city,
+    reported_troop,
     require_own_unit,
     seen_now,
     shown_walls,
@@ -784,7 +786,10 @@ def _estimate_troop(ctx: MonthContext, unit: Unit, target: Target) -> tuple[str,
     if rec is None:
         size = troops_class(victim.men) or "small"
         lo, hi, assumed = estimate_range(size, victim.type, False)
-        rec = {"size": size, "type": assumed, "span": (lo, hi), "lo": lo}
+        told = reported_troop(state, unit.owner, victim)
+        if told is not None:  # the latest battle report still fits what is seen: start from its figures
+            lo = hi = int(told["men"])
+        rec = {"size": size, "type": assumed, "span": (lo, hi), "lo": lo, "told": told}
         top = hi
     else:
         top = victim.men
@@ -803,8 +808,12 @@ def _estimate_troop(ctx: MonthContext, unit: Unit, target: Target) -> tuple[str,
     rec["lo"] = max(0, low - best.dfn_lost)
     lo0, hi0 = rec["span"]
     verb_ = "shoots at" if unit.spec.shooter else "attacks"
+    told = rec.get("told")
+    basis = (f"ESTIMATED from your {told['source']} of M{told['month']} ({_age(state.month, told['month'])}; no scout "
+             f"or spy watches it now): {lo0:,} men then" if told else
+             f"ESTIMATED (no scout or spy watches it): a {rec['size']} troop of {lo0:,}-{hi0:,} men")
     text = (f"#{unit.id} {unit.type} ({worst.att_men:,}) {verb_} #{victim.id} {rec['type']} at {fmt_tile(target.tile)}, "
-            f"ESTIMATED (no scout or spy watches it): a {rec['size']} troop of {lo0:,}-{hi0:,} men")
+            + basis)
     if (low, top) != (lo0, hi0):
         text += f" ({low:,}-{top:,} after the attacks before this one)"
     text += (f", taken as untrained {rec['type']} at full morale with no general: they lose "
@@ -843,9 +852,19 @@ def _estimate_city(ctx: MonthContext, unit: Unit, target: Target) -> tuple[str, 
         m_lo, m_hi = militia_estimate(tier, state.month)
         gar = garrison(state, city) or (troops[0] if troops else None)
         lo, hi = (estimate_range(size, "troops", True)[:2]) if size is not None else (0, 0)
+        told = reported_city(state, unit.owner, city)
+        gtype, g_told, m_told = "spearman", None, None
+        if "militia" in told:  # the latest report of its militia (a volley, an assault, a spy)
+            m_lo = m_hi = int(told["militia"])
+            m_told = int(told["militia_month"])
+        held = [g for g in told.get("garrison", ()) if g.get("men") and g.get("type") != "catapult"
+                and rd.UNITS.get(str(g.get("type"))) is not None and rd.UNITS[str(g["type"])].fighting]
+        if size is not None and held and troops_class(int(held[0]["men"])) == size:
+            lo = hi = int(held[0]["men"])  # a spy's older report of the garrison still fits its size class
+            gtype, g_told = str(held[0]["type"]), int(told["garrison_month"])
         rec = {"size": size, "tier": tier, "span": (lo, hi), "militia": (m_lo, m_hi), "walls": float(shown_walls(city)),
                "gar": gar.id if gar is not None and size is not None else None, "lo": lo, "mil_lo": m_lo,
-               "people": max(_tier_floor(tier), 10 * m_hi)}
+               "people": max(_tier_floor(tier), 10 * m_hi), "gtype": gtype, "g_told": g_told, "m_told": m_told}
     gar_id = rec["gar"]
 
     def take(board: GameState, men: int | None, militia: int) -> None:
@@ -854,7 +873,7 @@ def _estimate_city(ctx: MonthContext, unit: Unit, target: Target) -> tuple[str, 
             c.walls = rec["walls"]
             c.people = int(rec["people"])  # so the militia standing is the one assumed, whatever the true people
             if gar_id is not None and gar_id in board.units:
-                _take_as(board.units[gar_id], int(men or 0), "spearman")
+                _take_as(board.units[gar_id], int(men or 0), str(rec["gtype"]))
         elif gar_id is not None and gar_id in board.units and men is not None:
             board.units[gar_id].men = men
         c.militia = float(militia)
@@ -881,9 +900,14 @@ def _estimate_city(ctx: MonthContext, unit: Unit, target: Target) -> tuple[str, 
         text += f": walls about {walls0:.0f}" + (f" -> {worst.walls:.0f}" if worst.walls != walls0 else "")
     else:
         text += ": no walls"
+    now = state.month
     if rec["size"] is not None and top is not None:
         lo0, hi0 = rec["span"]
-        text += f"; its troops ({rec['size']}) taken as a garrison of {lo0:,}-{hi0:,} spearmen"
+        if rec["g_told"] is not None:
+            text += (f"; its troops ({rec['size']}) taken as the garrison your spy report of M{rec['g_told']} "
+                     f"({_age(now, rec['g_told'])}) gave: {lo0:,} {rec['gtype']}")
+        else:
+            text += f"; its troops ({rec['size']}) taken as a garrison of {lo0:,}-{hi0:,} spearmen"
         if (low, top) != (lo0, hi0):
             text += f" ({low:,}-{top:,} after the attacks before this one)"
         text += (f", untrained, at full morale, with no general: they lose {_span(best.dfn_lost, worst.dfn_lost)}, "
@@ -893,8 +917,12 @@ def _estimate_city(ctx: MonthContext, unit: Unit, target: Target) -> tuple[str, 
         text += "; a veteran troop, a general or a different troop type can do better than the worst end"
     else:
         what = "no troops seen" if rec["size"] is None else "its garrison beaten"
-        text += (f"; {what}, its militia taken as {_span(*rec['militia'])} (full strength for a {rec['tier']} that "
-                 "is no capital; fewer if worn down, more in a capital)")
+        if rec["m_told"] is not None:
+            text += (f"; {what}, its militia taken as {_span(*rec['militia'])} as last reported in M{rec['m_told']} "
+                     f"({_age(now, rec['m_told'])}; it regrows a fifth of its full strength a month)")
+        else:
+            text += (f"; {what}, its militia taken as {_span(*rec['militia'])} (full strength for a {rec['tier']} "
+                     "that is no capital; fewer if worn down, more in a capital)")
         if (m_low, m_top) != tuple(rec["militia"]):
             text += f" ({_span(m_low, m_top)} after the attacks before this one)"
         text += (f": it loses {_span(best.dfn_lost, worst.dfn_lost)}, you lose "
@@ -905,6 +933,12 @@ def _estimate_city(ctx: MonthContext, unit: Unit, target: Target) -> tuple[str, 
     elif best.taken:
         text += f"; at the low end {city.name} is taken"
     return text, worst.battle
+
+
+def _age(month: int, told: int) -> str:
+    """How old a report is: 'this month', '1 month old', '3 months old'."""
+    n = month - told
+    return "this month" if n <= 0 else f"{n} month{'s' if n != 1 else ''} old"
 
 
 def _tier_floor(tier: str) -> int:

@@ -39,6 +39,7 @@ from kingdoms.engine.supply import (
     in_own_camp,
     on_enter_tile,
 )
+from kingdoms.engine.visibility import note_told_unit
 from kingdoms.hexgrid import Tile, distance, fmt_tile
 from kingdoms.state import GameState, Unit
 
@@ -628,4 +629,7 @@ def field_battle(ctx: MonthContext, attacker: Unit, defender: Unit) -> Battle:
                 and distance(attacker.tile, tile) == 1):
             battle.advanced_to = advance_into(ctx, attacker, tile)
     _tell(ctx, defender.owner, battle.told_defender(state), unit_id=defender.id)
+    if defender.id in state.units:  # the report told the attacker its type, its men and its losses
+        d = battle.defender
+        note_told_unit(state, attacker.owner, defender, max(0, d.men_before - d.lost))
     return battle

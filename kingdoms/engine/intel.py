@@ -14,6 +14,8 @@ Kingdom.memory layout (plain JSON; keys of the dicts are ids as strings):
   units     {id: unit record}  last seen foreign field units (visibility.unit_record, with "month")
   camps     {id: camp record}  last seen foreign camps
   reports   {city id: report}  the latest spy report on each city (`city_report`)
+  told      {"units": {id: {type, men, month}}, "cities": {id: {militia, month}}}  figures a fight's report told
+            (visibility.note_told_unit / note_told_militia): previews start from them (COMBAT-410)
   month     the month the memory was last brought up to date
 """
 
@@ -480,6 +482,11 @@ def update_memory(state: GameState, kingdom: str, sight: Any | None = None) -> N
     mem["units"] = dict(sorted(units.items(), key=lambda kv: int(kv[0])))
     mem["camps"] = dict(sorted(camps.items(), key=lambda kv: int(kv[0])))
     mem.setdefault("reports", {})
+    told = mem.get("told")
+    if told:  # figures told in fights: troops' are dropped as their sightings are (cities' stay, latest only)
+        told["units"] = {k: v for k, v in sorted((told.get("units") or {}).items(), key=lambda kv: int(kv[0]))
+                         if month - int(v["month"]) <= UNIT_MEMORY_MONTHS}
+        told["cities"] = dict(sorted((told.get("cities") or {}).items(), key=lambda kv: int(kv[0])))
     mem["month"] = month
 
 

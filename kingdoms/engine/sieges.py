@@ -49,6 +49,7 @@ from kingdoms.engine.context import MonthContext, OrderFailed
 from kingdoms.engine.economy import round_half_up
 from kingdoms.engine.pathing import TROOP, slot_of
 from kingdoms.engine.registry import phase
+from kingdoms.engine.visibility import note_told_militia
 from kingdoms.hexgrid import distance, fmt_tile
 from kingdoms.state import City, GameState, Unit
 
@@ -192,6 +193,7 @@ def shoot_city(ctx: MonthContext, unit: Unit, city: City) -> str:
     if m_loss:
         _militia_loss(city, militia, m_loss)
         parts.append(f"militia loses {m_loss:,} ({round_half_up(city.militia):,} left)")
+        note_told_militia(state, unit.owner, city, round_half_up(city.militia))
     elif gar is None and militia <= 0:
         parts.append("no defender stands to be hit")
     mine = hurt(state, unit, res.att_loss, morale=False, can_break=False)
@@ -272,6 +274,7 @@ def assault_city(ctx: MonthContext, unit: Unit, city: City) -> str:
     a = hurt(state, unit, res.att_loss)
     text = (f"{head}: militia loses {m_loss:,} of {militia:,}" + (" and breaks" if beaten else "")
             + f", you lose {res.att_loss:,}")
+    note_told_militia(state, unit.owner, city, militia - m_loss)
     if beaten and city.walls <= 0 and not a.broke and not a.destroyed:
         capture_city(ctx, city, unit.owner, unit)
         return f"{text}: {city.name} is taken"

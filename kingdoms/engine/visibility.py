@@ -114,6 +114,59 @@ def has_fresh_report(state: GameState, kingdom: str, city_id: int) -> bool:
     return rep is not None and int(rep.get("month", -99)) >= state.month - 1
 
 
+# --- figures the kingdom was told in fights and reports (issue-time previews, COMBAT-410) --------------------
+#
+# A fight's report tells the attacker exact figures: a field battle the enemy troop's men left (its type and men
+# before, and its losses), a volley or an assault on a city the militia left. They are kept in the kingdom's
+# memory ("told"), with the month, so a later preview can start from them rather than from a size class.
+
+
+def note_told_unit(state: GameState, kingdom: str, unit: Unit, men: int) -> None:
+    """Keep what a fight's report told `kingdom` of a foreign troop: its type and the `men` it said were left."""
+    kd = state.kingdoms.get(kingdom)
+    if kd is None or unit.owner == kingdom:
+        return
+    told = kd.memory.setdefault("told", {}).setdefault("units", {})
+    told[str(unit.id)] = {"type": unit.type, "men": int(men), "month": int(state.month)}
+
+
+def note_told_militia(state: GameState, kingdom: str, city: City, militia: int) -> None:
+    """Keep what a volley's or an assault's report told `kingdom` of a foreign city's militia left."""
+    kd = state.kingdoms.get(kingdom)
+    if kd is None or city.owner == kingdom:
+        return
+    told = kd.memory.setdefault("told", {}).setdefault("cities", {})
+    told[str(city.id)] = {"militia": int(militia), "month": int(state.month)}
+
+
+def reported_troop(state: GameState, kingdom: str, unit: Unit) -> Json | None:
+    """The latest figures `kingdom` was told of a foreign troop ({"men", "type", "month", "source"}), if they still
+    fit what it sees (the same type and size class); None otherwise."""
+    kd = state.kingdoms.get(kingdom)
+    rec = ((kd.memory.get("told") or {}).get("units") or {}).get(str(unit.id)) if kd is not None else None
+    if rec is None or rec.get("type") != unit.type or troops_class(int(rec["men"])) != troops_class(unit.men):
+        return None
+    return {**rec, "source": "battle report"}
+
+
+def reported_city(state: GameState, kingdom: str, city: City) -> Json:
+    """The latest figures `kingdom` was told of a foreign city: {"militia", "militia_month", "garrison": [...],
+    "garrison_month"} from its fights' reports and its spies' reports, each with the month told (missing keys:
+    never told)."""
+    kd = state.kingdoms.get(kingdom)
+    out: Json = {}
+    if kd is None:
+        return out
+    rep = (kd.memory.get("reports") or {}).get(str(city.id))
+    if rep is not None and rep.get("owner") == city.owner:
+        out.update(militia=int(rep.get("militia") or 0), militia_month=int(rep["month"]),
+                   garrison=list(rep.get("garrison") or []), garrison_month=int(rep["month"]))
+    told = ((kd.memory.get("told") or {}).get("cities") or {}).get(str(city.id))
+    if told is not None and int(told["month"]) >= int(out.get("militia_month", -1)):
+        out.update(militia=int(told["militia"]), militia_month=int(told["month"]))
+    return out
+
+
 # --- refusals for verbs ------------------------------------------------------------------------------
 
 #: At most this many candidates are named in a refusal; the briefing lists the rest (TOOLS-410).
