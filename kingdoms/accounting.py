@@ -102,7 +102,7 @@ def seat_account(store: GameStore, kingdom: str, months: set[int] | None = None)
                 chars, tokens = chars + c, tokens + t
     out: dict[str, Any] = {"calls": len(calls), "calls_by_tool": dict(sorted(by_tool.items())),
                            "reply_chars": chars, "reply_tokens": tokens,
-                           "reply_chars_by_month": dict(sorted(per_month.items()))}
+                           "reply_chars_by_month": {str(m): n for m, n in sorted(per_month.items())}}  # JSON keys
     out.update(order_figures([r for r in store.all_orders(kingdom) if months is None or int(r["month"]) in months]))
     ended = {m: how for m, how in store.ended_by(kingdom).items() if months is None or m in months}
     out["months_ended"] = len(ended)

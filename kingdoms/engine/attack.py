@@ -430,11 +430,11 @@ def run_attack(ctx: MonthContext, kingdom: str, order: Any) -> str:
         raise OrderFailed("no_room", f"no free tile within reach of {target.name()} for #{unit.id} to strike from"
                           + (": its land is closed to you until the war starts" if surprise else ""))
     # a new order marches this month first: it is warned when the chase would end next month (COMBAT-350)
-    chase = chase_problem(ctx, unit, g, goal, target, months=CHASE_MONTHS + (aim is None)) \
-        if target.unit is not None else None
+    chase = chase_problem(ctx, unit, g, goal, target, first=aim is None) if target.unit is not None else None
     if chase is not None and aim is not None:  # a standing attack ends rather than chase (COMBAT-350)
-        raise OrderFailed(chase.code, f"{chase.message}: the attack ends rather than chase it; move toward it (or "
-                                      f"hold ground it must pass) and attack once it is within {CHASE_MONTHS} months")
+        raise OrderFailed(chase.code, f"#{unit.id} {unit.type}: {chase.message}: the attack ends rather than chase "
+                                      f"it; move toward it (or hold ground it must pass) and attack once it is "
+                                      f"within {CHASE_MONTHS} months")
     origin = unit.tile
     res = march(ctx, unit, goal, mode="attack")
     if res.route is None:
@@ -453,8 +453,8 @@ def run_attack(ctx: MonthContext, kingdom: str, order: Any) -> str:
     ahead = res.route.months - 1
     why = "in reach, it shoots next month (no move left)" if arrived else \
         (res.held or ("in reach next month" if ahead <= 1 else f"in reach in {ahead} months"))
-    warn = (f"; WARNING: {chase.message}: next month the standing attack ends unless the target is within "
-            f"{CHASE_MONTHS} months' march and its rations last the way" if chase is not None else "")
+    warn = (f"; WARNING: {chase.message}: the standing attack will end next month unless it comes nearer"
+            if chase is not None else "")
     return (f"#{unit.id} {unit.type} marches {fmt_tile(origin)} -> {fmt_tile(unit.tile)} on {target.name()}: {why}; "
             f"the attack order stands{warn}")
 
@@ -464,10 +464,11 @@ CHASE_MONTHS = 2
 
 
 def chase_problem(ctx: MonthContext, unit: Unit, g: Ground, goal: Goal, target: Target, *,
-                  months: int = CHASE_MONTHS) -> OrderFailed | None:
+                  first: bool = False) -> OrderFailed | None:
     """Why an attack on a unit it cannot strike this month must not stand (COMBAT-350, SUPPLY-090): reaching the
-    unit takes more than `months` months' march, or keeps the attacker out of supply longer than its rations
-    last. The route is planned without moving; None when the chase may go on."""
+    unit takes more than two months' march, or keeps the attacker out of supply longer than its rations last.
+    `first`: a new order, which marches this month before it stands, so the limit applies from next month on.
+    The route is planned without moving; None when the chase may go on."""
     from kingdoms.engine.pathing import find_route
     from kingdoms.engine.supply import in_supply, march_outlasts_rations, ration_months_left
 
@@ -476,10 +477,10 @@ def chase_problem(ctx: MonthContext, unit: Unit, g: Ground, goal: Goal, target: 
     if route is None or route.months <= 1:
         return None  # no route (the march says so) or a strike this month
     where = f"#{unit.id} at {fmt_tile(unit.tile)}"
-    if route.months > months:
-        return OrderFailed("chase_too_long", f"{target.name()} is {route.months} months' march from {where}, more "
-                                             f"than {CHASE_MONTHS}" + (" after this month's march" if
-                                                                         months > CHASE_MONTHS else ""))
+    months = route.months - 1 if first else route.months
+    if months > CHASE_MONTHS:
+        when = "after this month's march it is still" if first else "it is"
+        return OrderFailed("chase_too_long", f"{when} {months} months from {target.name()}, more than {CHASE_MONTHS}")
     gm = ctx.state.map
     out = sum(1 for i in route.month_ends() if not in_supply(ctx.state, unit.owner, gm.tile(i)))
     if out and march_outlasts_rations(unit, out):
@@ -605,16 +606,12 @@ def describe_attack_preview(ctx: MonthContext, attacker: Unit, target: Target, b
     was run on the scratch board (for an estimate: the top of the range). COMBAT-160: an advance off the
     troop's land warns what its rations allow.
     """
-    from kingdoms.engine.sieges import hungry_capture_warning
     from kingdoms.engine.supply import in_supply, ration_months_left
 
     out = f"would: {text}"
     if attacker.spec.shooter and (target.unit is not None and target.unit.spec.fighting or target.kind == "city"):
         out += ("; note: like any fight, each volley trains what it hits (+1 XP to the troop and to its general, "
                 "GEN-100)")
-    city = target.city
-    if city is not None and city.id in ctx.state.cities and city.owner == attacker.owner:
-        out += hungry_capture_warning(ctx.state, city)
     if battle is not None and battle.advanced_to is not None and attacker.id in ctx.state.units:
         if not in_supply(ctx.state, attacker.owner, battle.advanced_to):
             months = ration_months_left(attacker)

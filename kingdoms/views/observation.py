@@ -176,10 +176,11 @@ def _alerts(view: KingdomView, city: OwnCity, fig: CityFigures, hits: list[str],
         near.update(_neighbours(t))
     enemies = [u for u in foreign if (u.q, u.r) in near]
     if enemies:
-        men = sum(u.men or rd.SIZE_CLASS_RANGE.get(u.size or "small", (0, 0))[0] for u in enemies)
-        exact = all(u.men is not None for u in enemies)
+        exact = sum(u.men for u in enemies if u.men is not None)
+        sizes = [u.size or "small" for u in enemies if u.men is None]
+        said = ([f"{num(exact)} men"] if exact else []) + sizes
         alerts.append(f"{len(enemies)} enemy troop{'s' if len(enemies) > 1 else ''} on or by its land "
-                      f"({'' if exact else 'at least '}{num(men)} men)")
+                      f"({' + '.join(said)})")
     look = fig.outlook
     short = ""
     if recent and float(last.get("short") or 0) > 0:
