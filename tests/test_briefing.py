@@ -249,13 +249,13 @@ def test_tools_030_contents(state: GameState) -> None:
     # Every city row: people, land feeds, growth, land tiles, next tile, focus, building, grain, garrison, walls.
     for name in ("Xuchang", "Yingchuan", "Chenliu", "Runan", "Qiao", "Xinye"):
         row = next(line for line in text.splitlines() if f" {name} (" in line and line.startswith("#"))
-        assert "land feeds" in row and "land tiles, next at" in row and "grain " in row and "militia" in row
+        assert "land feeds" in row and "land tiles (next at" in row and "grain " in row and "militia" in row
     assert text.count("\n   food") == 6 and text.count("production/grain/new people a month by focus") == 1
     assert "queue EMPTY" in text
     xinye = next(line for line in text.splitlines() if " Xinye (" in line and line.startswith("#"))
     assert "RESTLESS 2/6 mo, hold-down 1,200 men" in xinye and "ALERT" in xinye
     # Generals: level, XP and effect.
-    assert "Xiahou Dun L3 XP 8" in text and "x1.3 field, x1.45 holding a city" in text
+    assert "Xiahou Dun L3 XP 8" in text and "x1.3 field, x1.45 in a city" in text
     assert "WAITING in Xuchang" in text
     # Troop rows (OPEN-82) and the hungry one flagged.
     assert "HUNGER 0.5" in text

@@ -113,8 +113,8 @@ async def test_intel_130_siege_150_supply_030_combat_350_spies_blockades_supply_
         assert "#6 levy 1,000 (small) (3,4) · L0 · fed by Xuchang's land · no orders" in brief
         assert "#7 archer 1,000 (small) (9,4) · L0 · fed by camp #8 · no orders" in brief
         assert "#5 spearman 2,000 (medium) (15,9) · L0 · on rations 4 mo · no orders" in brief
-        assert "Acting order this month: Wei (you), then Shu" in brief
-        assert "scouts/spies without orders (fast_forward does not stop for them): #10 scout (11,12)" in brief
+        assert "Acting first this month: Wei (you), then Shu" in brief
+        assert "idle scouts/spies (fast_forward goes on): #10 scout (11,12)" in brief
         err, reply = await call(wei, "issue_orders", {"orders": "attack unit=9 to=13,13"})
         assert not err and "WARNING: after this month's march it is still 3 months from #11 levy" in reply
         _shu_ends(path)

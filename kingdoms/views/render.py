@@ -175,7 +175,7 @@ def _building_text(city: OwnCity, fig: CityFigures) -> str:
 def city_row_full(view: KingdomView, city: OwnCity, fig: CityFigures) -> str:
     """The full row (TOOLS-050)."""
     look = fig.outlook
-    nxt = f"next at {num(look.next_tile_people)} people" if look.next_tile_people else "no more land (91 tiles)"
+    nxt = f"next at {num(look.next_tile_people)}" if look.next_tile_people else "no more land (91 tiles)"
     tags = []
     if city.is_capital:
         tags.append("capital")
@@ -190,8 +190,8 @@ def city_row_full(view: KingdomView, city: OwnCity, fig: CityFigures) -> str:
     militia = num(city.militia) + (f"/{num(fig.militia_full)}" if city.militia + 0.5 < fig.militia_full else "")
     defence = f"{_garrison_text(view, city)} + militia {militia}, {_walls_text(city)}"
     row = (f"#{city.id} {city.name} {tile((city.q, city.r))}{tag} — {num(city.people)} people "
-           f"(land feeds {num(look.capacity)}; {_growth_text(look)}) · {look.land_tiles} land tiles, {nxt} · "
-           f"{city.focus} · {_building_text(city, fig)} · {grain} · {defence}")
+           f"(land feeds {num(look.capacity)}; {_growth_text(look)}) · {look.land_tiles} land tiles ({nxt}) · "
+           f"{_building_text(city, fig)} · {grain} · {defence}")  # its focus: the * of the focus line below
     if fig.alerts:
         row += " · ALERT: " + "; ".join(fig.alerts)
     return row
@@ -285,7 +285,7 @@ def troop_row(view: KingdomView, u: OwnUnit, city_names: dict[int, str], fed: Su
 
 def general_effect(level: int) -> str:
     """What a general does at his level (GEN-120)."""
-    return f"x{1 + rd.GENERAL_FIELD * level:.2g} field, x{1 + rd.GENERAL_CITY * level:.3g} holding a city"
+    return f"x{1 + rd.GENERAL_FIELD * level:.2g} field, x{1 + rd.GENERAL_CITY * level:.3g} in a city"
 
 
 def general_row(view: KingdomView, g: Any, city_names: dict[int, str]) -> str:
@@ -335,8 +335,8 @@ def seen_city_row(view: KingdomView, c: SeenCity, names: dict[str, str]) -> str:
 
 def site_line(s: Site) -> str:
     dist = f", {s.distance} from {s.from_name}" if s.distance is not None else ""
-    return (f"{tile(s.tile)} {s.water}{dist}: grain {signed(s.grain_found)} prod {s.prod_found} at founding, "
-            f"{signed(s.grain_full)}/{s.prod_full} with all {s.land} land tiles; feeds {num(s.feeds)}")
+    return (f"{tile(s.tile)} {s.water}{dist}: grain/prod {signed(s.grain_found)}/{s.prod_found} at first, "
+            f"{signed(s.grain_full)}/{s.prod_full} with all {s.land} tiles; feeds {num(s.feeds)}")
 
 
 # =============================================================================================================
@@ -440,7 +440,7 @@ def attention_lines(view: KingdomView, figs: OwnFigures, goal_review: bool,
         lines.append("without orders: " + ", ".join(f"#{u.id} {u.type} {tile((u.q, u.r))}" for u in idle))
     agents = idle_agents(view)
     if agents:
-        lines.append("scouts/spies without orders (fast_forward does not stop for them): "
+        lines.append("idle scouts/spies (fast_forward goes on): "
                      + ", ".join(f"#{u.id} {u.type} {tile((u.q, u.r))}" for u in agents))
     empty = [c for c in view.cities if not c.queue]
     if empty:
@@ -516,7 +516,7 @@ def status_lines(view: KingdomView) -> list[str]:
     lines = [f"Captures: {caps} — {lead_text}"]
     if len(view.rotation) > 1:
         order = ", then ".join(names.get(k, k) + (" (you)" if k == view.kingdom else "") for k in view.rotation)
-        lines.append(f"Acting order this month: {order} (shifts one place a month)")
+        lines.append(f"Acting first this month: {order}")
     if view.ruin is not None:
         ru = view.ruin
         holder = "you" if ru.holder == view.kingdom else names.get(ru.holder, ru.holder)
@@ -585,13 +585,13 @@ def briefing(view: KingdomView, data: BriefingInput) -> str:
                f"{num(r.militia)}, garrison " + (", ".join(_report_unit(g) for g in r.garrison) or "none")
                for r in view.reports if r.city_id not in shown]
     camps = [f"camp #{c.id} {tile((c.q, c.r))} {f1(c.grain)}/{rd.CAMP_CAP} dan" for c in view.camps]
-    sites = [f"colonists #{u.id} at {tile((u.q, u.r))}: " + (site_line(s) if s else "no city can be founded here")
+    sites = [f"colonists #{u.id} at {tile((u.q, u.r))}: " + (site_line(s) if s else "no site here")
              for u, s in data.colonist_sites]
     sites += [site_line(s) for s in data.sites]
     attention = [] if data.over else attention_lines(view, figs, data.goal_review is not None, data.results)
     output = f"production {num(figs.output)}/mo, army upkeep {f1(figs.upkeep)}/mo"
     if figs.output > 0:
-        output += f" ({figs.upkeep_share:.0%} of it)"
+        output += f" ({figs.upkeep_share:.0%})"
     return render_template(
         "briefing.j2", v=view, d=data, headline=data.headline, status=status_lines(view), output=output,
         city_rows=city_rows, unchanged=unchanged, troops=troops, others=others, generals=generals,
