@@ -1261,7 +1261,7 @@ async def play_and_check(spec: GameSpec, workdir: Path, *, counts: Counts, findi
                 if m == spec.war_month:
                     orders += [f'declare_war to="{kd.name}"' for kd in view.kingdoms if kd.id != k and not kd.eliminated]
                 args = {"orders": "\n".join(o for o in orders if o.strip()), "end_turn": True,
-                        "note": f"{secrets[k]}note{m}", "verbose": True}
+                        "force": True, "note": f"{secrets[k]}note{m}", "verbose": True}  # refusals end it too
                 if m % 7 == 1:
                     args["goal"] = f"{secrets[k]}goal{m}: hold"
                 err, reply = text_of(await clients[k].call_tool("issue_orders", args))

@@ -306,7 +306,8 @@ def seen_unit_row(view: KingdomView, u: SeenUnit, names: dict[str, str]) -> str:
     war = "" if at_war(view, u.owner) else " (at peace)"
     when = "now" if u.in_sight else f"seen M{u.month}"
     cargo = f", {f1(u.cargo)} dan" if u.cargo is not None else ""
-    return f"#{u.id} {who}{war} {u.type} {size}{cargo} {tile((u.q, u.r))} ({when})".replace("  ", " ")
+    what = ", ".join(x for x in (size, cargo.removeprefix(", ")) if x)
+    return " ".join(x for x in (f"#{u.id} {who}{war} {u.type}", what, tile((u.q, u.r)), f"({when})") if x)
 
 
 def seen_city_row(view: KingdomView, c: SeenCity, names: dict[str, str]) -> str:
@@ -745,7 +746,7 @@ def _initial(name: str, taken: set[str]) -> str:
 
 
 #: Keys of the supply layer: own cities' land, then own camps' reach.
-CITY_KEYS = "abcdefghijklmnopqrstuvwxyz"
+CITY_KEYS = "abdeijklnoqstuvwxyz"  # no terrain letter (g p f h m, lower case on rivers), no camp c, no r
 CAMP_KEYS = "123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
