@@ -223,7 +223,8 @@ def test_combat_410_previews_start_from_the_latest_reported_figures(tmp_path: Pa
 
 def test_conq_040_move_120_siege_180_cautions_said_in_one_line(tmp_path: Path) -> None:
     """The rules' quiet effects, one line each: CONQ-040 an order leaving a restless city under its hold-down;
-    MOVE-120 a troop of another type kept out of a garrisoned city; INTEL-010 a move into a tile out of sight;
+    MOVE-120 a troop of another type kept out of a garrisoned city; INTEL-010 a move or an attack aimed at a tile
+    out of sight;
     RECRUIT-190 troops queued past three quarters of production; CONQ-030, SIEGE-180 a city taken whose halved
     harvest and granary cannot feed its people (the capture's alert). OPEN-52: a spy, never attacked, raises no
     reach alert."""
@@ -254,6 +255,8 @@ def test_conq_040_move_120_siege_180_cautions_said_in_one_line(tmp_path: Path) -
     assert "WARNING: Xuchang is garrisoned by" in v[1].message and "a troop of another type cannot enter" in v[1].message
     assert "note: (0,12) is out of your sight" in v[2].message
     assert "WARNING: with the troops queued raised, army upkeep would be about" in v[3].message
+    blind = game.issue("wei", f"attack unit={assault.id} to=0,12", preview=True)[0]
+    assert blind.code == "no_target" and "(0,12) is out of your sight" in blind.message
     session = Session(path)
     try:
         brief = session.get_briefing("wei")[0]

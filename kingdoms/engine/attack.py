@@ -195,6 +195,9 @@ def resolve_target(ctx: MonthContext, kingdom: str, to: Tile, aim: dict | None =
     if own:
         raise OrderFailed("own_target", f"{fmt_tile(to)} holds your own #{own[0].id} {own[0].type}: attack an enemy; "
                                         f"{offer}")
+    if not sight.sees(state.map, *to):  # say so: the order was aimed where the kingdom cannot see (issue 16)
+        raise OrderFailed("no_target", f"{fmt_tile(to)} is out of your sight, so you cannot see anything there to "
+                                       f"attack (scout it first); {offer}")
     raise OrderFailed("no_target", f"there is nothing you can see at {fmt_tile(to)} to attack; {offer}")
 
 
