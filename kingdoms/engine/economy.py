@@ -462,12 +462,17 @@ def store_cap(city: City, gross: float) -> float:
 # --- upkeep (RECRUIT-180, OPEN-31) --------------------------------------------------------------------------
 
 
+def troop_upkeep(men: int) -> float:
+    """Upkeep a month of one fighting troop of `men` men: 1 per 1,000 (crews included) + 0.5 (RECRUIT-180)."""
+    return rd.UPKEEP_PER_1000 * men / 1000 + rd.UPKEEP_PER_TROOP
+
+
 def upkeep(state: GameState, kingdom: str) -> float:
     """Army upkeep a month: 1 per 1,000 soldiers (crews included) + 0.5 per fighting troop (RECRUIT-180, OPEN-31)."""
     total = 0.0
     for unit in state.units.values():
         if unit.owner == kingdom and unit.spec.fighting and unit.men > 0:
-            total += rd.UPKEEP_PER_1000 * unit.men / 1000 + rd.UPKEEP_PER_TROOP
+            total += troop_upkeep(unit.men)
     return total
 
 

@@ -36,13 +36,14 @@ from kingdoms.engine.belief import believed_state
 from kingdoms.engine.context import told_to
 from kingdoms.engine.land import founding_problem
 from kingdoms.engine.month import CheckResult, check_orders_on
-from kingdoms.engine.pathing import months_to_reach
+from kingdoms.engine.pathing import Ground, months_to_reach, reachable
 from kingdoms.engine.sight import Sight, compute_sight, hex_to_mask
-from kingdoms.engine.supply import supplying_camps
+from kingdoms.engine.supply import in_supply, ration_months_left, supplying_camps
 from kingdoms.engine.visibility import can_see_unit, known_city_tile, seen_now
 from kingdoms.gamemap import GameMap
 from kingdoms.hexgrid import Tile, distance, spiral
 from kingdoms.state import GameState, Unit
+from kingdoms.views import forecast as fc
 from kingdoms.views.common import BATTLE_KINDS, at_war, f1, idle_units, num, strike_threats
 from kingdoms.views.kingdom_view import (
     KingdomInfo,
@@ -536,6 +537,70 @@ class Observation:
     def check_orders(self, queued: list[Any], new: list[Any]) -> list[CheckResult]:
         """The issue-time check of `new` orders after the `queued` ones (engine.month), on a copy of the believed board."""
         return check_orders_on(self.believed.clone(), self.kingdom, queued, new)
+
+    def reach(self, unit_id: int) -> dict[Tile, int]:
+        """Every tile an own unit can march to on the believed board, with the months it takes (0: its own tile;
+        engine.pathing.reachable: moves, terrain, rivers, closed borders and the troops it can see)."""
+        unit = self.believed.units.get(unit_id)
+        if unit is None or unit.owner != self.kingdom:
+            raise KeyError(f"unit #{unit_id} is not one of {self.kingdom}'s units")
+        g = Ground(self.believed, unit)
+        return {g.tile(i): months for i, months in reachable(g).items()}
+
+    def in_supply(self, q: int, r: int) -> bool:
+        """A troop of the kingdom on (q, r) eats from a granary or a stocked camp of its own (SUPPLY-010..050)."""
+        return in_supply(self.believed, self.kingdom, (q, r))
+
+    def ration_months(self, unit_id: int) -> float:
+        """Months of food an own troop carries (SUPPLY-070)."""
+        unit = self.believed.units.get(unit_id)
+        if unit is None or unit.owner != self.kingdom:
+            raise KeyError(f"unit #{unit_id} is not one of {self.kingdom}'s units")
+        return ration_months_left(unit)
+
+    @staticmethod
+    def price(item: str, men: int = 0) -> float:
+        """Production an item costs (a troop: for `men` men) (RECRUIT-030, BUILD-010..110)."""
+        return eco.item_price(item, men)
+
+    @staticmethod
+    def upkeep_of(men: int) -> float:
+        """Upkeep a month of one troop of `men` men (RECRUIT-180)."""
+        return eco.troop_upkeep(men)
+
+    # --- forecasts on the believed board (views.forecast: the engine's fights on a copy, fog applied) ---------
+
+    def fight(self, attacker: int | fc.Troop, defender: int | fc.Troop, *, at: Tile | None = None,
+              defender_at: Tile | None = None) -> fc.FightForecast:
+        """A field fight forecast: `attacker` strikes `defender` (unit ids the kingdom knows, or Troops), from `at`
+        or the nearest free tile in reach; a foreign troop no scout or spy watches at both ends of its size class
+        (COMBAT-410, INTEL-060). combat.field_battle on a copy of the believed board."""
+        return fc.fight(self.believed, self.kingdom, self.sight, attacker, defender, at=at, defender_at=defender_at)
+
+    def city_defence(self, city_id: int) -> fc.CityDefence:
+        """What the kingdom may know of a foreign city's defence: exact with a spy report from this month or last,
+        else its walls as seen, its troops' size class and its size tier's militia (INTEL-030/060/220)."""
+        city = self.believed.cities.get(city_id)
+        if city is None or city.owner == self.kingdom:
+            raise KeyError(f"city #{city_id} is not a foreign city {self.kingdom} knows")
+        seen = next((c for c in self.view.foreign_cities if c.id == city_id), None)
+        return fc.city_defence(self.believed, self.kingdom, self.sight, city_id, seen)
+
+    def siege(self, city_id: int, force: Iterable[int | fc.Troop], *, months: int = 6, high: bool = True,
+              start: Tile | None = None) -> fc.SiegeForecast:
+        """A siege forecast of a foreign city by `force` (own unit ids, or Troops), month by month: volleys, assaults,
+        towers, repairs and militia as the engine runs them (sieges), on a copy of the believed board, the city
+        taken at the top of what is known of it (`high`) or the bottom. `start`: the side the force comes from."""
+        return fc.siege(self.believed, self.kingdom, self.sight, city_id, list(force), self.city_defence(city_id),
+                        months=months, high=high, start=start)
+
+    def threat(self, city_id: int, force: Iterable[fc.Troop], by: str, *, months: int = 3,
+               start: Tile | None = None) -> fc.SiegeForecast:
+        """How an own city would stand a siege by `by` with `force` (Troops: what the kingdom sees coming, at the
+        size it takes them for), month by month, as the engine runs it (sieges) on a copy of the believed board."""
+        self._own(city_id)
+        return fc.siege(self.believed, self.kingdom, self.sight, city_id, list(force), None, months=months,
+                        start=start, by=by)
 
     # --- sites (CITY-450, get_sites, OPEN-89) --------------------------------------------------------------------
 
