@@ -1,23 +1,33 @@
 #!/usr/bin/env python
-"""How strong the scripted rulers are: seeded whole games on a scenario, results in two tables.
+"""How strong and how fast the scripted rulers are: seeded whole games on a scenario, results in tables.
 
-1. `standard` against `passive`: one standard ruler and the other seats passive, the standard seat rotating
-   over the kingdoms game by game. Target: the standard ruler wins at least 80% of the games.
-2. `standard` against `standard`: every seat standard. Target: at least half the games end with a winner
-   (a draw is a game whose leaders are level on captures at the end).
+Tables (each a set of seeded games; seats rotate over the kingdoms game by game):
+
+- `std-passive`: one standard ruler, the other seats passive. Target: standard wins 80%+.
+- `std-std`: every seat standard. Target: half or more of the games end with a winner.
+- `hard-std`: one hard ruler against standard ones. Target: hard wins 75%+.
+- `hard-passive`: one hard ruler against passive ones. Target: hard wins 95%+, most of the wins before month 100.
+- `hard-hard`: every seat hard. Target: 60%+ of the games end with a winner.
+
+For each table: wins, draws and losses of the level under test, the months to its wins, its captures, and
+the games one by one. Speed: the hard ruler's decision time per kingdom-month (p50/p95, target p95 under 30
+ms) and the CPU time of a whole game with three hard rulers (target under 20 s).
 
 Each game is played through the game service (kingdoms.game.Game), AI decisions and month resolution
-included, so the timings are those of `kingdoms play`. Usage:
+included, so the figures are those of `kingdoms play`. Usage:
 
-    .venv/bin/python scripts/ai_strength.py [--games 20] [--jobs N] [--scenario three_kingdoms] [--check]
+    .venv/bin/python scripts/ai_strength.py [--tables hard-std,hard-passive] [--games 30] [--jobs N]
+                                            [--scenario three_kingdoms] [--months N] [--check] [--json PATH]
 
-With --check the exit code is 1 when a target is missed (the opt-in slow test uses it).
+With --check the exit code is 1 when a target of a table played is missed (the opt-in slow test uses it).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import statistics
 import sys
 import tempfile
 import time
@@ -30,12 +40,29 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 BASE_SEED = 1000
-TARGET_VS_PASSIVE = 0.8
-TARGET_DECISIVE = 0.5
+
+#: table -> (level under test, level of the other seats, seed offset)
+TABLES: dict[str, tuple[str, str, int]] = {
+    "std-passive": ("standard", "passive", 0),
+    "std-std": ("standard", "standard", 500),
+    "hard-std": ("hard", "standard", 2000),
+    "hard-passive": ("hard", "passive", 3000),
+    "hard-hard": ("hard", "hard", 4000),
+}
+DEFAULT_TABLES = ("std-passive", "std-std")
+
+TARGET_STD_VS_PASSIVE = 0.8
+TARGET_STD_DECISIVE = 0.5
+TARGET_HARD_VS_STD = 0.75
+TARGET_HARD_VS_PASSIVE = 0.95
+TARGET_HARD_DECISIVE = 0.6
+TARGET_HARD_P95_MS = 30.0
+TARGET_HARD_GAME_S = 20.0
 
 
 def play_one(scenario: str | None, seed: int, levels: list[str], months: int | None = None) -> dict[str, Any]:
-    """Play one game to its end (or `months` months); returns each seat's level, result and captures."""
+    """Play one game to its end (or `months` months); returns each seat's level and result, and the timings."""
+    from kingdoms.ai import decide_orders
     from kingdoms.game import Game, captures_of
     from kingdoms.ruledata import FIGHTING_TYPES
     from kingdoms.scenario import build_state, resolve_scenario
@@ -45,9 +72,19 @@ def play_one(scenario: str | None, seed: int, levels: list[str], months: int | N
     kingdoms = list(state.kingdoms)
     controllers = {k: f"ai:{levels[n % len(levels)]}" for n, k in enumerate(kingdoms)}
     refused = 0
+    decide_ms: dict[str, list[float]] = {}
+
+    def timed(game: Any, kingdom: str, controller: str) -> Any:
+        obs = game.observation(kingdom)
+        t0 = time.perf_counter()
+        decision = decide_orders(obs, controller)
+        decide_ms.setdefault(controller.split(":")[1], []).append(1000 * (time.perf_counter() - t0))
+        return decision
+
     with tempfile.TemporaryDirectory() as tmp:
         game, _ = Game.create(Path(tmp) / "game.sqlite", state, scenario=scen.name or "scenario",
                               controllers=controllers)
+        game.ai_decider = timed
         issue = game.issue
 
         def counting_issue(kingdom: str, orders: Any, **kw: Any) -> Any:
@@ -74,7 +111,8 @@ def play_one(scenario: str | None, seed: int, levels: list[str], months: int | N
                           "cities": sum(1 for c in final.cities.values() if c.owner == k), "men": men})
         game.close()
     return {"seed": seed, "seats": seats, "end_reason": final.end_reason, "month": final.month,
-            "finished": final.finished, "months": played, "seconds": seconds, "refused": refused}
+            "finished": final.finished, "months": played, "seconds": seconds, "refused": refused,
+            "decide_ms": decide_ms}
 
 
 def _job(args: tuple[str | None, int, list[str], int | None]) -> dict[str, Any]:
@@ -88,29 +126,25 @@ def run_games(jobs: list[tuple[str | None, int, list[str], int | None]], workers
         return list(pool.map(_job, jobs))
 
 
-def standard_vs_passive(scenario: str | None, games: int, workers: int, months: int | None) -> list[dict[str, Any]]:
-    """Games with one standard seat (rotating over the kingdoms) and passive rulers elsewhere."""
+def table_jobs(name: str, scenario: str | None, games: int, months: int | None) -> list[tuple[Any, ...]]:
+    """The games of one table: the level under test in one seat (rotating), the others in the rest."""
     from kingdoms.scenario import resolve_scenario
 
+    test, other, offset = TABLES[name]
     n = len(resolve_scenario(scenario).kingdoms)
     jobs = []
     for g in range(games):
-        levels = ["passive"] * n
-        levels[g % n] = "standard"
-        jobs.append((scenario, BASE_SEED + g, levels, months))
-    return run_games(jobs, workers)
-
-
-def standard_vs_standard(scenario: str | None, games: int, workers: int, months: int | None) -> list[dict[str, Any]]:
-    jobs = [(scenario, BASE_SEED + 500 + g, ["standard"], months) for g in range(games)]
-    return run_games(jobs, workers)
+        levels = [other] * n
+        levels[g % n] = test
+        jobs.append((scenario, BASE_SEED + offset + g, levels, months))
+    return jobs
 
 
 def _seat_text(seat: dict[str, Any]) -> str:
     return f"{seat['name']}({seat['level'][0]}) {seat['result']} c{seat['captures']}"
 
 
-def table(title: str, rows: list[dict[str, Any]]) -> str:
+def game_lines(title: str, rows: list[dict[str, Any]]) -> str:
     lines = [title, f"{'seed':>6} {'end':>5} {'reason':<12} {'refused':>7} {'ms/mo':>6}  seats"]
     for g in rows:
         ms = 1000 * g["seconds"] / max(1, g["months"])
@@ -119,45 +153,114 @@ def table(title: str, rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def summarise(vs_passive: list[dict[str, Any]], vs_standard: list[dict[str, Any]]) -> dict[str, float]:
-    wins = sum(1 for g in vs_passive for s in g["seats"] if s["level"] == "standard" and s["result"] == "win")
-    decisive = sum(1 for g in vs_standard if any(s["result"] == "win" for s in g["seats"]))
-    all_games = vs_passive + vs_standard
-    months = sum(g["months"] for g in all_games)
-    seconds = sum(g["seconds"] for g in all_games)
-    return {
-        "standard_win_rate_vs_passive": wins / len(vs_passive) if vs_passive else 0.0,
-        "decisive_rate_standard": decisive / len(vs_standard) if vs_standard else 0.0,
-        "ms_per_month": 1000 * seconds / months if months else 0.0,
-        "refused": float(sum(g["refused"] for g in all_games)),
+def summarise(name: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Wins, draws and losses of the level under test (one seat a game; every seat when all seats are alike),
+    months to its wins, its captures, games with a winner, refused orders and timings."""
+    test, other, _ = TABLES[name]
+    seats = [s for g in rows for s in g["seats"] if s["level"] == test]
+    if test == other:
+        seats = [s for g in rows for s in g["seats"]]
+    wins = [g["month"] for g in rows for s in g["seats"] if s["level"] == test and s["result"] == "win"]
+    n_games = len(rows)
+    focal = n_games if test != other else len(seats)
+    out = {
+        "table": name, "games": n_games, "level": test, "against": other,
+        "wins": sum(1 for s in seats if s["result"] == "win"),
+        "draws": sum(1 for s in seats if s["result"] == "draw"),
+        "losses": sum(1 for s in seats if s["result"] in ("loss", "eliminated")),
+        "win_rate": (len(wins) / n_games) if test != other else 0.0,
+        "decisive_rate": sum(1 for g in rows if any(s["result"] == "win" for s in g["seats"])) / max(1, n_games),
+        "win_months": sorted(wins),
+        "median_win_month": statistics.median(wins) if wins else None,
+        "wins_before_100": sum(1 for m in wins if m < 100),
+        "captures": sum(s["captures"] for s in seats) / max(1, focal),
+        "refused": sum(g["refused"] for g in rows),
+        "cpu_s_per_game": statistics.mean(g["seconds"] for g in rows) if rows else 0.0,
+        "cpu_s_max": max((g["seconds"] for g in rows), default=0.0),
     }
+    hard = sorted(ms for g in rows for ms in g["decide_ms"].get("hard", []))
+    if hard:
+        out["hard_ms_p50"] = hard[len(hard) // 2]
+        out["hard_ms_p95"] = hard[min(len(hard) - 1, int(len(hard) * 0.95))]
+        out["hard_ms_max"] = hard[-1]
+    return out
+
+
+def summary_line(s: dict[str, Any]) -> str:
+    text = (f"{s['table']}: {s['games']} games, {s['level']} W/D/L {s['wins']}/{s['draws']}/{s['losses']}"
+            f" (win rate {s['win_rate']:.0%}), games with a winner {s['decisive_rate']:.0%}, "
+            f"median month of its wins {s['median_win_month']}, wins before month 100 {s['wins_before_100']}, "
+            f"captures per seat {s['captures']:.2f}, refused orders {s['refused']}, "
+            f"CPU {s['cpu_s_per_game']:.1f} s a game (max {s['cpu_s_max']:.1f})")
+    if "hard_ms_p95" in s:
+        text += f"; hard decision ms p50 {s['hard_ms_p50']:.1f} p95 {s['hard_ms_p95']:.1f} max {s['hard_ms_max']:.0f}"
+    return text
+
+
+def targets_met(s: dict[str, Any]) -> list[str]:
+    """The targets a table misses (empty: all met)."""
+    miss: list[str] = []
+    name = s["table"]
+    if name == "std-passive" and s["win_rate"] < TARGET_STD_VS_PASSIVE:
+        miss.append(f"standard wins {s['win_rate']:.0%} against passive (target {TARGET_STD_VS_PASSIVE:.0%})")
+    if name == "std-std" and s["decisive_rate"] < TARGET_STD_DECISIVE:
+        miss.append(f"standard games with a winner {s['decisive_rate']:.0%} (target {TARGET_STD_DECISIVE:.0%})")
+    if name == "hard-std" and s["win_rate"] < TARGET_HARD_VS_STD:
+        miss.append(f"hard wins {s['win_rate']:.0%} against standard (target {TARGET_HARD_VS_STD:.0%})")
+    if name == "hard-passive":
+        if s["win_rate"] < TARGET_HARD_VS_PASSIVE:
+            miss.append(f"hard wins {s['win_rate']:.0%} against passive (target {TARGET_HARD_VS_PASSIVE:.0%})")
+        if s["wins"] and s["wins_before_100"] * 2 <= s["wins"]:
+            miss.append("most of hard's wins against passive come after month 100")
+    if name == "hard-hard":
+        if s["decisive_rate"] < TARGET_HARD_DECISIVE:
+            miss.append(f"hard-vs-hard games with a winner {s['decisive_rate']:.0%} (target {TARGET_HARD_DECISIVE:.0%})")
+        if s["cpu_s_max"] >= TARGET_HARD_GAME_S:
+            miss.append(f"a three-hard game took {s['cpu_s_max']:.1f} s CPU (target under {TARGET_HARD_GAME_S:.0f} s)")
+    if s.get("hard_ms_p95", 0.0) >= TARGET_HARD_P95_MS:
+        miss.append(f"hard decision p95 {s['hard_ms_p95']:.1f} ms (target under {TARGET_HARD_P95_MS:.0f} ms)")
+    if s["refused"]:
+        miss.append(f"{s['refused']} orders refused")
+    return miss
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--tables", default=",".join(DEFAULT_TABLES),
+                    help=f"tables to play, comma separated (of {', '.join(TABLES)}; default {','.join(DEFAULT_TABLES)})")
     ap.add_argument("--games", type=int, default=20, help="games per table (default 20)")
     ap.add_argument("--scenario", default=None, help="scenario name or path (default: the default scenario)")
     ap.add_argument("--jobs", type=int, default=min(8, os.cpu_count() or 1), help="games played in parallel")
     ap.add_argument("--months", type=int, default=None, help="stop each game after this many months")
-    ap.add_argument("--check", action="store_true", help="exit 1 when a strength target is missed")
+    ap.add_argument("--check", action="store_true", help="exit 1 when a target is missed")
+    ap.add_argument("--json", default=None, help="also write the summaries and games to this file")
+    ap.add_argument("--quiet", action="store_true", help="only the summaries, not every game")
     args = ap.parse_args(argv)
+    names = [t.strip() for t in args.tables.split(",") if t.strip()]
+    unknown = [t for t in names if t not in TABLES]
+    if unknown:
+        ap.error(f"unknown table(s) {', '.join(unknown)}; tables: {', '.join(TABLES)}")
     t0 = time.time()
-    vs_passive = standard_vs_passive(args.scenario, args.games, args.jobs, args.months)
-    print(table("standard (s) against passive (p): one standard seat, rotating", vs_passive))
-    print()
-    vs_standard = standard_vs_standard(args.scenario, args.games, args.jobs, args.months)
-    print(table("standard against standard", vs_standard))
-    print()
-    summary = summarise(vs_passive, vs_standard)
-    print(f"standard wins against passive: {summary['standard_win_rate_vs_passive']:.0%} "
-          f"(target {TARGET_VS_PASSIVE:.0%})")
-    print(f"standard-vs-standard games with a winner: {summary['decisive_rate_standard']:.0%} "
-          f"(target {TARGET_DECISIVE:.0%})")
-    print(f"CPU time per month (AI decisions and resolution): {summary['ms_per_month']:.1f} ms; "
-          f"refused orders: {int(summary['refused'])}; wall time {time.time() - t0:.0f} s")
-    ok = (summary["standard_win_rate_vs_passive"] >= TARGET_VS_PASSIVE
-          and summary["decisive_rate_standard"] >= TARGET_DECISIVE)
-    return 0 if ok or not args.check else 1
+    summaries = []
+    misses: list[str] = []
+    dump: dict[str, Any] = {}
+    for name in names:
+        rows = run_games(table_jobs(name, args.scenario, args.games, args.months), args.jobs)
+        test, other, _ = TABLES[name]
+        if not args.quiet:
+            print(game_lines(f"{name}: {test} against {other}", rows))
+            print()
+        s = summarise(name, rows)
+        summaries.append(s)
+        misses += targets_met(s)
+        dump[name] = {"summary": s, "games": rows}
+        print(summary_line(s), flush=True)
+    print(f"wall time {time.time() - t0:.0f} s")
+    for m in misses:
+        print("MISSED:", m)
+    if args.json:
+        Path(args.json).write_text(json.dumps(dump, indent=1), encoding="utf-8")
+    return 0 if not misses or not args.check else 1
 
 
 if __name__ == "__main__":

@@ -8,13 +8,15 @@ Controllers are named "ai:LEVEL" (plain "ai" means the default level, `standard`
 Levels:
 - `passive` (kingdoms.ai.passive): grows, walls its cities, keeps a spearman garrison, never attacks.
 - `standard` (kingdoms.ai.standard): expands, raises a mixed army, takes the Ruin and rival cities.
+- `hard` (kingdoms.ai.hard): planners over the engine's own forecasts; scouts and spies, surprise attacks on
+  weak capitals, sieges fed by wagons, garrisons sized to the threat it sees, the race for the lead.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from kingdoms.ai import passive, standard
+from kingdoms.ai import hard, passive, standard
 from kingdoms.ai.common import Decision
 from kingdoms.views.observation import Observation
 
@@ -24,6 +26,7 @@ DEFAULT_LEVEL = "standard"
 LEVELS: dict[str, Callable[[Observation], Decision]] = {
     "passive": passive.decide,
     "standard": standard.decide,
+    "hard": hard.decide,
 }
 
 

@@ -393,9 +393,10 @@ class Picture:
             return np.zeros(self.mi.n, dtype=bool)
         return np.isin(self.area(slot), list(labels))
 
-    def can_stop(self, i: int, slot: str = "troop", *, me: int | None = None) -> bool:
+    def can_stop(self, i: int, slot: str = "troop", *, me: int | None = None, own_ok: bool = False) -> bool:
         """A march may end on flat index i as far as we know: explored, passable, no river crossing, not closed,
-        no foreign unit seen, no foreign city, not taken by an own unit of the same slot (other than `me`)."""
+        no foreign unit seen, no foreign city, not taken by an own unit of the same slot (other than `me`; any,
+        with `own_ok`: a place for the army, whoever of it stands there now)."""
         mi = self.mi
         if i < 0 or i >= mi.n or not self.explored[i] or not mi.passable[i] or mi.crossing[i]:
             return False
@@ -408,6 +409,8 @@ class Picture:
             return False
         if slot != "agent" and i in self.camp_owner and self.at_peace_with(self.camp_owner[i]):
             return False
+        if own_ok:
+            return True
         for u in self.unit_at.get(i, ()):
             if u.id != me and slot_of_type(u.type) == slot:
                 return False

@@ -266,6 +266,16 @@ def _hypothetical(board: GameState, owner: str, troop: Troop, tile: Tile) -> Uni
 # =============================================================================================================
 
 
+def _local_copy(board: GameState, centre: Tile, keep_units: Iterable[int] = (), radius: int = 4) -> GameState:
+    """A copy of the board with only what a fight at `centre` can touch: the cities and units within `radius`
+    (and `keep_units`); the phases a forecast runs then loop over a handful of things, not the whole map."""
+    b = board.clone()
+    keep = set(keep_units)
+    b.cities = {cid: c for cid, c in b.cities.items() if distance(c.tile, centre) <= radius}
+    b.units = {uid: u for uid, u in b.units.items() if uid in keep or distance(u.tile, centre) <= radius}
+    return b
+
+
 def _spot(board: GameState, unit: Unit, target: Tile, reach: int, taken: set[Tile]) -> Tile | None:
     """A free tile from which `unit` strikes `target` (melee: beside it; shooters: at their full range, closer
     only if none is free), nearest the unit; None if there is none."""
@@ -299,8 +309,11 @@ def fight(board: GameState, kingdom: str, sight: Sight, attacker: int | Troop, d
     ends: list[Blow] = []
     exact = True
     kind = "melee"
+    ids = [x for x in (attacker, defender) if isinstance(x, int)]
+    centre = defender_at if defender_at is not None else board.units[defender].tile if isinstance(defender, int) \
+        and defender in board.units else at
     for high in (False, True):
-        b = board.clone()
+        b = _local_copy(board, centre, ids) if centre is not None else board.clone()
         for pair in _war_pairs(b, kingdom):
             if pair not in b.wars:
                 b.wars.append(pair)
@@ -348,23 +361,30 @@ def _side(board: GameState, kingdom: str, who: int | Troop, owner: str, tile: Ti
 # =============================================================================================================
 
 
-def siege(board: GameState, kingdom: str, sight: Sight, city_id: int, force: Iterable[int | Troop],
+def siege(board: GameState, kingdom: str, sight: Sight, city_id: int, force: Sequence[int | Troop],
           dfn: CityDefence | None, *, months: int = 6, high: bool = True, start: Tile | None = None,
-          by: str | None = None) -> SiegeForecast:
+          by: str | None = None, garrison_as: Troop | None = None) -> SiegeForecast:
     """A siege of a city on a copy of the believed board: each month every shooter of `force` shoots (engines
     first) and every melee troop assaults (largest first), until the city falls.
 
     The besieger is the kingdom (`force`: its unit ids, moved to a tile to strike from, or Troops), or, to weigh
     a threat to one of its own cities, another side `by` with Troops only. A foreign city is taken as the
-    kingdom may know it (`dfn`, at its `high` end or its low end); an own city is as it is. Between months the
+    kingdom may know it (`dfn`, at its `high` end or its low end); an own city is as it is, or with its garrison
+    taken as `garrison_as` (a garrison it could raise). Between months the
     towers fire, the walls crumble under a blockade and the militia comes back, as the month's phases do; a
     troop that broke comes back to the walls the next month with its morale recovering.
     """
-    b = board.clone()
+    ids = [x for x in force if isinstance(x, int)]
+    b = _local_copy(board, board.cities[city_id].tile, ids)
     city = b.cities[city_id]
     side = by or kingdom
     if dfn is not None:
         _mask_city(b, kingdom, city, dfn, high)
+    elif garrison_as is not None and city.owner == kingdom:
+        for u in [u for u in b.units_at(city.q, city.r) if u.owner == kingdom and slot_of(u) == "troop"]:
+            del b.units[u.id]
+        if garrison_as.men > 0:
+            _hypothetical(b, kingdom, garrison_as, city.tile)
     if side in b.kingdoms and city.owner in b.kingdoms:
         pair = sorted([side, city.owner])
         if pair not in b.wars:

@@ -36,7 +36,7 @@ from kingdoms.engine.belief import believed_state
 from kingdoms.engine.context import told_to
 from kingdoms.engine.land import founding_problem
 from kingdoms.engine.month import CheckResult, check_orders_on
-from kingdoms.engine.pathing import Ground, months_to_reach, reachable
+from kingdoms.engine.pathing import Ground, find_route, months_to_reach, reachable
 from kingdoms.engine.sight import Sight, compute_sight, hex_to_mask
 from kingdoms.engine.supply import in_supply, ration_months_left, supplying_camps
 from kingdoms.engine.visibility import can_see_unit, known_city_tile, seen_now
@@ -534,6 +534,36 @@ class Observation:
         kind, sid = self.supply.get((unit.q, unit.r), ("rations", None))
         return kind, sid, min(months, float(rd.MAX_RATION_MONTHS)) if months != math.inf else months
 
+    def months_to(self, unit_id: int, tiles: Iterable[Tile], *, at_war_with: Iterable[str] = ()) -> int | None:
+        """Months an own unit needs to stop on the nearest of `tiles` (1 = this month, 0 = it stands on one), None
+        if none can be reached; with `at_war_with`, as if at war with those kingdoms (their land open, DIPLO-020):
+        the march a declaration would open. engine.pathing.find_route on the believed board (or a copy)."""
+        board = self.believed
+        unit = board.units.get(unit_id)
+        if unit is None or unit.owner != self.kingdom:
+            raise KeyError(f"unit #{unit_id} is not one of {self.kingdom}'s units")
+        pairs = [sorted([self.kingdom, k]) for k in sorted(set(at_war_with)) if k in board.kingdoms and k != self.kingdom]
+        if any(p not in board.wars for p in pairs):
+            board = board.clone()
+            board.wars.extend(p for p in pairs if p not in board.wars)
+            unit = board.units[unit_id]
+        g = Ground(board, unit)
+        goals = {i for i in (g.index(t) for t in tiles) if i >= 0}
+        if not goals:
+            return None
+        if len(goals) == 1:
+            route = find_route(g, goals)
+        else:
+            gm = self.map
+            qs = [int(gm.q_of[i]) for i in goals]
+            rs = [int(gm.r_of[i]) for i in goals]
+            centre = gm.index(round(sum(qs) / len(qs)), round(sum(rs) / len(rs)))
+            if centre < 0:
+                centre = min(goals)
+            radius = max(distance(g.tile(centre), g.tile(i)) for i in goals)
+            route = find_route(g, goals, centre=centre, radius=radius)
+        return route.months if route is not None else None
+
     def check_orders(self, queued: list[Any], new: list[Any]) -> list[CheckResult]:
         """The issue-time check of `new` orders after the `queued` ones (engine.month), on a copy of the believed board."""
         return check_orders_on(self.believed.clone(), self.kingdom, queued, new)
@@ -595,12 +625,13 @@ class Observation:
                         months=months, high=high, start=start)
 
     def threat(self, city_id: int, force: Iterable[fc.Troop], by: str, *, months: int = 3,
-               start: Tile | None = None) -> fc.SiegeForecast:
+               start: Tile | None = None, garrison: fc.Troop | None = None) -> fc.SiegeForecast:
         """How an own city would stand a siege by `by` with `force` (Troops: what the kingdom sees coming, at the
-        size it takes them for), month by month, as the engine runs it (sieges) on a copy of the believed board."""
+        size it takes them for), month by month, as the engine runs it (sieges) on a copy of the believed board;
+        with `garrison`, as if that troop held the city instead of its own (a garrison it could raise)."""
         self._own(city_id)
         return fc.siege(self.believed, self.kingdom, self.sight, city_id, list(force), None, months=months,
-                        start=start, by=by)
+                        start=start, by=by, garrison_as=garrison)
 
     # --- sites (CITY-450, get_sites, OPEN-89) --------------------------------------------------------------------
 

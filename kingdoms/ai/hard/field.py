@@ -1,0 +1,450 @@
+"""Field armies and supply: the hard ruler's army musters, marches as one column with its grain, and fights in the field.
+
+`plan(an, strategy, reserved) -> FieldPlan`. The army is every fighting troop outside the cities and every
+siege train, less the troops the defence planner keeps (`reserved`). Its phases, read afresh each month from
+where the troops stand:
+
+- **muster**: the troops gather on the land of the own city nearest the aim (the rally city), merge with
+  troops of their type, and the recruits the siege forecast asks for (forces.size_siege) are queued in the
+  cities that can raise them;
+- **march**: once the forecast says the army as it stands takes the aim, it marches as one column to a staging
+  tile three from the target, outside land closed to it: the slowest troop (a siege train, escorted by the
+  largest troop, which shares its tile, MOVE-150) leads, the others follow it (MOVE-170), and supply wagons
+  follow the largest troop, handing out rations every month (SUPPLY-140): a march of eight months outlasts the
+  four months of rations a troop carries (SUPPLY-070);
+- **siege**: troops within four tiles of the target are the siege planner's (hard.sieges).
+
+In every phase an enemy troop in sight that a troop of the army clearly beats, by the engine's forecast
+(Observation.fight: counter triangle, terrain, flanking, at the top of the enemy's size class), is struck;
+cavalry strike and ride back out of reach (hit and run, COMBAT-290).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from kingdoms import ruledata as rd
+from kingdoms.ai.hard.analysis import Analysis, seen_men
+from kingdoms.ai.hard.forces import upkeep_room
+from kingdoms.ai.hard.plan import Build, Proposals, Task
+from kingdoms.ai.hard.strategy import Aim, Strategy, army_units, siege_months
+from kingdoms.hexgrid import Tile, distance
+from kingdoms.orders.models import Attack, Follow, Hold, Merge, Move, ShipGrain, Split
+from kingdoms.views.kingdom_view import OwnCity, OwnUnit
+
+#: Troops this close to the target are at the siege.
+AT_TARGET = 4
+#: The staging tile's distance from the target.
+STAGING = 3
+#: A march is fed by wagons when it is longer than the rations carried by this margin (months).
+RATION_MARGIN = 0.5
+#: Troops merge up to this many men (a bigger troop batters more walls in one assault, SIEGE-120).
+MERGE_CAP = 12000
+
+
+@dataclass(slots=True)
+class FieldPlan:
+    """The army this month and what the field planner proposes for it."""
+
+    proposals: Proposals
+    army: list[OwnUnit]
+    rally: OwnCity | None
+    staging: Tile | None
+    phase: str  # "home" | "muster" | "march" | "siege"
+    at_target: list[OwnUnit] = field(default_factory=list)  # troops the siege planner commands
+
+
+def _slot(u: OwnUnit) -> str:
+    return "siege" if u.type == "catapult" else "troop"
+
+
+def rally_city(an: Analysis, aim: Aim | None) -> OwnCity:
+    """Where the army gathers: the own city nearest the aim that can feed it (else the capital)."""
+    if aim is None:
+        ruin = next((c for c in an.cities if c.is_ruin), None)
+        return ruin if ruin is not None and an.leading else an.capital
+    best = None
+    for c in an.cities:
+        if c.restless and not c.is_capital:
+            continue
+        if not c.is_capital and c.people < 12000:
+            continue
+        key = (distance((c.q, c.r), aim.tile), c.id)
+        if best is None or key < best[0]:
+            best = (key, c)
+    return best[1] if best else an.capital
+
+
+def staging_tile(an: Analysis, aim: Aim, origin: Tile) -> Tile | None:
+    """A tile about three from the target a troop can stop on and reach, outside land closed to us, nearest our
+    side; None if none is known."""
+    mi, pic = an.mi, an.pic
+    target = an.idx(aim.tile)
+    d_t = mi.dist_from(target)
+    reach = pic.reachable_mask(an.idx(origin), "troop")
+    from_home = an.field_from(origin)
+    for radius in (STAGING, STAGING + 1, STAGING - 1, STAGING + 2):
+        best = None
+        for i in np.flatnonzero((d_t == radius) & reach).tolist():
+            if an.closed[i] or not pic.can_stop(i, own_ok=True):
+                continue
+            key = (float(from_home[i]), int(mi.r[i]), int(mi.q[i]))
+            if best is None or key < best[0]:
+                best = (key, i)
+        if best is not None:
+            return mi.tile(best[1])
+    # nothing known that close: the known tile nearest the target (the march explores on its way)
+    cands = np.flatnonzero(reach & (d_t >= STAGING - 1)).tolist()
+    best = None
+    for i in cands:
+        if an.closed[i] or not pic.can_stop(i, own_ok=True):
+            continue
+        key = (int(d_t[i]), float(from_home[i]), int(mi.r[i]), int(mi.q[i]))
+        if best is None or key < best[0]:
+            best = (key, i)
+    return mi.tile(best[1]) if best is not None else None
+
+
+def _lead(units: list[OwnUnit]) -> OwnUnit:
+    """The troop the column forms on: the slowest (a siege train), then the largest."""
+    return min(units, key=lambda u: (rd.UNITS[u.type].moves, -u.men, u.id))
+
+
+def _main(units: list[OwnUnit]) -> OwnUnit | None:
+    """The largest troop (no siege train): it escorts the lead siege train and the wagons."""
+    troops = [u for u in units if _slot(u) == "troop"]
+    return max(troops, key=lambda u: (u.men, -u.id)) if troops else None
+
+
+def _standing_to(u: OwnUnit) -> Tile | None:
+    st = u.standing or {}
+    to = st.get("to")
+    return (int(to[0]), int(to[1])) if st.get("action") == "move" and to else None
+
+
+def _following(u: OwnUnit) -> int | None:
+    st = u.standing or {}
+    return int(st["target_id"]) if st.get("action") == "follow" and st.get("target_id") is not None else None
+
+
+def move_task(u: OwnUnit, to: Tile, priority: float, why: str) -> Task | None:
+    """A march (None when the troop already stands there or already marches there)."""
+    if (u.q, u.r) == to or _standing_to(u) == to:
+        return None
+    return Task(u.id, (Move(unit_id=u.id, to=to),), priority, why)
+
+
+def hold_task(u: OwnUnit, priority: float, why: str) -> Task | None:
+    """Stay fortified (None when it already holds with no standing order)."""
+    if u.fortified and u.standing is None:
+        return None
+    return Task(u.id, (Hold(unit_ids=[u.id]),), priority, why)
+
+
+def follow_task(u: OwnUnit, target: OwnUnit, priority: float, why: str) -> Task | None:
+    if _following(u) == target.id:
+        return None
+    return Task(u.id, (Follow(unit_id=u.id, target_id=target.id),), priority, why)
+
+
+def column(an: Analysis, units: list[OwnUnit], to: Tile, priority: float, why: str) -> list[Task]:
+    """The army marches as one column to `to`: the lead (slowest) troop marches, the largest troop escorts it
+    (sharing its tile when the lead is a siege train), every other troop and wagon follows."""
+    if not units:
+        return []
+    lead = _lead(units)
+    main = _main(units)
+    tasks: list[Task] = []
+    t = move_task(lead, to, priority, why)
+    if t is not None:
+        tasks.append(t)
+    if main is not None and main.id != lead.id:
+        t = follow_task(main, lead, priority, why)
+        if t is not None:
+            tasks.append(t)
+    anchor = main or lead
+    for u in units:
+        if u.id in (lead.id, anchor.id):
+            continue
+        t = follow_task(u, anchor, priority, why)
+        if t is not None:
+            tasks.append(t)
+    return tasks
+
+
+def _gather(an: Analysis, units: list[OwnUnit], rally: OwnCity, toward: Tile | None, priority: float,
+            why: str) -> list[Task]:
+    """Troops gather on the rally city's land around it (on the side facing `toward`); small troops of one type
+    merge into the largest of that type standing there."""
+    tasks: list[Task] = []
+    if not units:
+        return tasks
+    centre = (rally.q, rally.r)
+    by_type: dict[str, list[OwnUnit]] = {}
+    for u in units:
+        by_type.setdefault(u.type, []).append(u)
+    merged: set[int] = set()
+    for typ in sorted(by_type):
+        group = sorted(by_type[typ], key=lambda u: (-u.men, u.id))
+        head = group[0]
+        for other in group[1:]:
+            if (head.men + other.men <= MERGE_CAP and distance((other.q, other.r), (head.q, head.r)) <= 3
+                    and distance((head.q, head.r), centre) <= 2 and not head.standing):
+                tasks.append(Task(other.id, (Merge(unit_id=other.id, target_id=head.id),), priority, why))
+                merged.add(other.id)
+                head.men += other.men  # local bookkeeping only
+    spots = an.free_beside(centre, "troop", own_land=True, radius=2)
+    if toward is not None:
+        spots.sort(key=lambda t: (distance(t, centre) > 1, distance(t, toward), t[1], t[0]))
+    used: set[Tile] = set()
+    main = _main([u for u in units if u.id not in merged])
+    for u in sorted(units, key=lambda u: (-u.men, u.id)):
+        if u.id in merged:
+            continue
+        here = (u.q, u.r)
+        if _slot(u) == "siege":
+            if main is not None and main.id != u.id:
+                t = follow_task(main, u, priority, why) if distance((main.q, main.r), here) > 0 else None
+                spot = (main.q, main.r)
+                if distance(here, centre) <= 2 and an.pic.own_land[an.idx(here)]:
+                    continue
+                t2 = move_task(u, spot, priority, why)
+                if t2 is not None:
+                    tasks.append(t2)
+                del t
+            continue
+        if distance(here, centre) <= 2 and an.pic.own_land[an.idx(here)] and here not in used:
+            used.add(here)
+            t = hold_task(u, priority, why)
+            if t is not None:
+                tasks.append(t)
+            continue
+        spot = next((s for s in spots if s not in used), None)
+        if spot is None:
+            continue
+        used.add(spot)
+        t = move_task(u, spot, priority, why)
+        if t is not None:
+            tasks.append(t)
+    return tasks
+
+
+def _raiser(an: Analysis, item: str) -> OwnCity | None:
+    """The city that raises a troop type: it has the building, the most people, and is not restless."""
+    need = rd.UNITS[item].requires
+    best = None
+    for c in an.cities:
+        if c.restless:
+            continue
+        have = set(c.buildings) | {imp["kind"] for imp in c.improvements}
+        if need is not None and need not in have:
+            continue
+        if c.people < rd.MIN_CITY_PEOPLE + 1000:
+            continue
+        key = (c.is_capital, c.people, -c.id)
+        if best is None or key > best[0]:
+            best = (key, c)
+    return best[1] if best else None
+
+
+def recruit_builds(an: Analysis, aim: Aim, priority: float) -> list[Build]:
+    """Queue the recruits the siege forecast asks for (less what is already queued)."""
+    out: list[Build] = []
+    queued = dict(an.queued_men)
+    for t in aim.size.recruits:
+        men = t.men + queued.pop(t.type, 0)  # the queued order of this type grows to take them in
+        if men < rd.UNITS[t.type].min_men:
+            continue
+        city = _raiser(an, t.type)
+        if city is None:
+            continue
+        room = max(0, city.people - rd.MIN_CITY_PEOPLE - 500)
+        men = min(men, room // 100 * 100 if t.type == "catapult" else room // 500 * 500, rd.MAX_TROOP_MEN)
+        if men < rd.UNITS[t.type].min_men:
+            continue
+        out.append(Build(city.id, t.type, priority, men=int(men), why=f"for {aim.name}"))
+    return out
+
+
+def _ration_months(an: Analysis, u: OwnUnit) -> float:
+    return an.obs.ration_months(u.id)
+
+
+def supply(an: Analysis, army: list[OwnUnit], dest: Tile, rally: OwnCity, siege_months: int) -> tuple[
+        list[ShipGrain], list[Task]]:
+    """Grain for a campaign longer than the rations the troops carry (SUPPLY-070): wagons from the cities with
+    grain to spare, sent along with the army (to where it goes, when it sets out from home; else to where its
+    largest troop stands), then following that troop, handing out rations each month (SUPPLY-140)."""
+    main = _main(army)
+    if main is None:
+        return [], []
+    here = (main.q, main.r)
+    months = an.obs.months_to(main.id, [dest])
+    months = float(months) if months is not None else float(distance(here, dest)) / 2.0
+    eaters = [u for u in army if u.men > 0]
+    per_month = sum(u.men for u in eaters) / 1000.0
+    carried = sum(u.rations for u in eaters)
+    out_wagons = [w for w in an.wagons if w.cargo > 0.5 and not (w.dest is not None and an.pic.own_land[
+        an.idx(w.dest)] and _following(w) is None)]
+    cargo = sum(w.cargo for w in out_wagons)
+    camps = sum(c.grain for c in an.obs.view.camps if distance((c.q, c.r), dest) <= 3)
+    short = (months + siege_months) * per_month - carried - cargo - camps
+    tasks: list[Task] = []
+    for w in out_wagons:
+        if _following(w) == main.id:
+            continue
+        if w.standing and w.standing.get("action") == "move" and distance((w.q, w.r), here) > 1:
+            continue  # on its way
+        tasks.append(Task(w.id, (Follow(unit_id=w.id, target_id=main.id),), 30.0, "grain follows the army"))
+    if short <= 8.0:
+        return [], tasks
+    home = an.pic.own_land[an.idx(here)] and distance(here, (rally.q, rally.r)) <= 3
+    to = dest if home else here
+    out: list[ShipGrain] = []
+    for c in sorted(an.cities, key=lambda c: (distance((c.q, c.r), here), c.id)):
+        if c.restless or c.id in an.threats:
+            continue
+        reserve = rd.RATION_RESERVE_SHARE * (600 if any(i["kind"] == "granary" for i in c.improvements) else 300)
+        spare = c.grain - reserve - 10
+        if spare < 15:
+            continue
+        dan = int(min(rd.WAGON_CAP, spare, short + 10))
+        if dan >= 12:
+            out.append(ShipGrain(city_id=c.id, dan=dan, to=to))
+            short -= dan
+        if short <= 8.0 or len(out) >= 2:
+            break
+    return out, tasks
+
+
+def skirmish(an: Analysis, army: list[OwnUnit], taken: set[int], priority: float) -> tuple[list[Task], list[str]]:
+    """Strike enemy troops in sight that a troop of ours clearly beats by the engine's forecast (the worse end
+    for us: the enemy at the top of its size class); cavalry strike and ride back (hit and run)."""
+    tasks: list[Task] = []
+    notes: list[str] = []
+    enemies = [e for e in an.foreign_units if e.owner in an.enemies and rd.UNITS[e.type].fighting
+               and an.pic.city_at.get(an.idx((e.q, e.r))) is None]
+    if not enemies:
+        return tasks, notes
+    free = [u for u in army if u.id not in taken and u.men >= 500 and u.type != "catapult"]
+    for e in sorted(enemies, key=lambda e: (-seen_men(e), e.id)):
+        et = (e.q, e.r)
+        best = None
+        for u in free:
+            if u.id in taken:
+                continue
+            d = distance((u.q, u.r), et)
+            reach = rd.UNITS[u.type].moves + (rd.UNITS[u.type].range or 1)
+            if d > reach:
+                continue
+            try:
+                f = an.obs.fight(u.id, e.id)
+            except (KeyError, ValueError):
+                continue
+            worst = f.high
+            if worst.att_broke or worst.att_destroyed:
+                continue
+            ratio = worst.def_lost / max(1, worst.att_lost)
+            good = worst.def_broke or worst.def_destroyed or ratio >= 1.8
+            if not good:
+                continue
+            key = (not (worst.def_broke or worst.def_destroyed), -ratio, u.id)
+            if best is None or key < best[0]:
+                best = (key, u)
+        if best is None:
+            continue
+        u = best[1]
+        orders: list = [Attack(unit_id=u.id, to=et)]
+        if u.type == "cavalry":
+            back = an.free_beside((u.q, u.r), "troop", radius=1)
+            back = [t for t in back if distance(t, et) >= 2]
+            if back:
+                orders.append(Move(unit_id=u.id, to=back[0]))
+        tasks.append(Task(u.id, tuple(orders), priority, f"strike {e.type} #{e.id}"))
+        taken.add(u.id)
+        notes.append(f"{u.general or 'our ' + u.type.replace('_', ' ')} falls on "
+                     f"{an.rivals[e.owner].name if e.owner in an.rivals else e.owner}'s {e.type.replace('_', ' ')}")
+    return tasks, notes
+
+
+def _split_out(an: Analysis, units: list[OwnUnit], wanted: dict[int, int], to: Tile, priority: float,
+               why: str) -> tuple[list[OwnUnit], list[Task]]:
+    """An army troop standing in a city that wants a garrison leaves that many men behind: the rest split off
+    and march (MOVE-240); returns the troops that march whole and the split tasks."""
+    whole: list[OwnUnit] = []
+    tasks: list[Task] = []
+    for u in units:
+        keep = wanted.get(u.in_city, 0) if u.in_city is not None else 0
+        if keep <= 0:
+            whole.append(u)
+            continue
+        men = (u.men - keep) // 500 * 500
+        if men >= rd.UNITS[u.type].min_men and u.men - men >= rd.UNITS[u.type].min_men:
+            tasks.append(Task(u.id, (Split(unit_id=u.id, men=int(men), to=to),), priority, why))
+    return whole, tasks
+
+
+def plan(an: Analysis, strategy: Strategy, reserved: set[int], wanted: dict[int, int]) -> FieldPlan:
+    """The army's month: muster, march or siege, skirmishes on the way (see the module notes). `reserved`: troops
+    the defence keeps; `wanted`: the garrison each city should keep (an army troop in it leaves that behind)."""
+    props = Proposals()
+    army = army_units(an, reserved)
+    aim = strategy.aim
+    rally = rally_city(an, aim)
+    taken: set[int] = set()
+    tasks, notes = skirmish(an, army, taken, 60.0)
+    props.tasks += tasks
+    props.notes += notes
+    rest = [u for u in army if u.id not in taken]
+    if aim is None:
+        props.tasks += _gather(an, rest, rally, None, 20.0, "the army stands by at home")
+        return FieldPlan(props, army, rally, None, "home")
+    at_target = [u for u in rest if distance((u.q, u.r), aim.tile) <= AT_TARGET]
+    away = [u for u in rest if u not in at_target]
+    staging = staging_tile(an, aim, (rally.q, rally.r))
+    coming = sum(an.queued_men.values())
+    enough = not aim.size.recruits or sum(t.men for t in aim.size.recruits) <= 0.15 * sum(u.men for u in army)
+    maxed = upkeep_room(an, strategy.share) < 1000  # no more can be kept: go with what there is
+    ready = coming <= 1000 and ((aim.size.feasible and enough) or (strategy.go_anyway and (enough or maxed)))
+    main = _main(rest)
+    home_tile = (rally.q, rally.r)
+    going = main is not None and staging is not None and (
+        _standing_to(main) is not None and distance(_standing_to(main), staging) <= 2
+        or _following(main) is not None) and not an.pic.own_land[an.idx((main.q, main.r))]
+    falling_back = main is not None and _standing_to(main) is not None and \
+        distance(_standing_to(main), home_tile) <= 2 and not an.pic.own_land[an.idx((main.q, main.r))]
+    troops = [u for u in rest if _slot(u) == "troop"]
+    fed = all(_ration_months(an, u) >= 2.5 for u in troops if an.pic.own_land[an.idx((u.q, u.r))])
+    hungry = [u for u in at_target if _slot(u) == "troop" and not an.obs.in_supply(u.q, u.r)
+              and _ration_months(an, u) < 1.0]
+    if aim.size.recruits:
+        props.builds += recruit_builds(an, aim, 50.0)
+    phase = "muster"
+    if at_target and not (hungry and len(hungry) * 2 >= len([u for u in at_target if _slot(u) == "troop"])):
+        phase = "siege"
+    elif at_target:
+        phase = "muster"  # starving before the walls: back to eat and refill
+        props.notes.append(f"our army falls back from {aim.name} to {rally.name} to eat")
+    elif falling_back:
+        phase = "muster"
+    elif (ready and fed) or going:
+        phase = "march"
+    if staging is None:
+        phase = "siege" if at_target else "muster"
+    if phase in ("march", "siege") and away and staging is not None:
+        away, splits = _split_out(an, away, wanted, staging, 30.0, f"march on {aim.name}")
+        props.tasks += splits
+        props.tasks += column(an, away, staging, 30.0, f"march on {aim.name}")
+    if phase in ("march", "siege") and staging is not None:
+        ships, wagon_tasks = supply(an, rest, staging, rally, siege_months(an, aim))
+        props.kingdom += ships
+        props.tasks += wagon_tasks
+    elif phase == "muster":
+        if main is not None and not an.pic.own_land[an.idx((main.q, main.r))]:
+            props.tasks += column(an, rest, home_tile, 20.0, f"back to {rally.name}")
+        else:
+            props.tasks += _gather(an, rest, rally, aim.tile, 20.0, f"muster for {aim.name}")
+        at_target = []
+    return FieldPlan(props, army, rally, staging, phase, at_target)
