@@ -208,18 +208,24 @@ def _tier_top(tier: str) -> int:
     return above[0] - 1 if above else 150_000
 
 
-def _mask_city(board: GameState, kingdom: str, city: City, dfn: CityDefence, high: bool) -> None:
-    """Make the copy's city what the kingdom may know of it (nothing to do with a fresh spy report)."""
+def _at(span: tuple[int, int], end: float) -> int:
+    """The point `end` of the way from the low end of a span to its top (0: low, 1: top)."""
+    return int(round(span[0] + (span[1] - span[0]) * end))
+
+
+def _mask_city(board: GameState, kingdom: str, city: City, dfn: CityDefence, end: float) -> None:
+    """Make the copy's city what the kingdom may know of it, taken `end` of the way up what it may be (0: the
+    low end, 1: the top); nothing to do with a fresh spy report."""
     if dfn.exact:
         return
     city.walls = dfn.walls
-    city.people = _tier_top(dfn.tier) if high else _tier_people(dfn.tier)
+    city.people = _at((_tier_people(dfn.tier), _tier_top(dfn.tier)), end)
     kd = board.kingdoms.get(city.owner)
     city.is_capital = dfn.capital
     if kd is not None:
         kd.capital_id = city.id if dfn.capital else (kd.capital_id if kd.capital_id != city.id else -1)
-    city.militia = float(dfn.militia[1] if high else dfn.militia[0])
-    men = dfn.garrison[1] if high else dfn.garrison[0]
+    city.militia = float(_at(dfn.militia, end))
+    men = _at(dfn.garrison, end)
     troops = [u for u in board.units_at(city.q, city.r) if u.owner == city.owner and u.spec.fighting]
     for u in troops[1:]:
         del board.units[u.id]
@@ -362,14 +368,15 @@ def _side(board: GameState, kingdom: str, who: int | Troop, owner: str, tile: Ti
 
 
 def siege(board: GameState, kingdom: str, sight: Sight, city_id: int, force: Sequence[int | Troop],
-          dfn: CityDefence | None, *, months: int = 6, high: bool = True, start: Tile | None = None,
+          dfn: CityDefence | None, *, months: int = 6, end: float = 1.0, start: Tile | None = None,
           by: str | None = None, garrison_as: Troop | None = None) -> SiegeForecast:
     """A siege of a city on a copy of the believed board: each month every shooter of `force` shoots (engines
     first) and every melee troop assaults (largest first), until the city falls.
 
     The besieger is the kingdom (`force`: its unit ids, moved to a tile to strike from, or Troops), or, to weigh
     a threat to one of its own cities, another side `by` with Troops only. A foreign city is taken as the
-    kingdom may know it (`dfn`, at its `high` end or its low end); an own city is as it is, or with its garrison
+    kingdom may know it (`dfn`, `end` of the way from the low end of what it may be to the top: 1 by default, the
+    worst case); an own city is as it is, or with its garrison
     taken as `garrison_as` (a garrison it could raise). Between months the
     towers fire, the walls crumble under a blockade and the militia comes back, as the month's phases do; a
     troop that broke comes back to the walls the next month with its morale recovering.
@@ -379,7 +386,7 @@ def siege(board: GameState, kingdom: str, sight: Sight, city_id: int, force: Seq
     city = b.cities[city_id]
     side = by or kingdom
     if dfn is not None:
-        _mask_city(b, kingdom, city, dfn, high)
+        _mask_city(b, kingdom, city, dfn, end)
     elif garrison_as is not None and city.owner == kingdom:
         for u in [u for u in b.units_at(city.q, city.r) if u.owner == kingdom and slot_of(u) == "troop"]:
             del b.units[u.id]

@@ -616,13 +616,14 @@ class Observation:
         seen = next((c for c in self.view.foreign_cities if c.id == city_id), None)
         return fc.city_defence(self.believed, self.kingdom, self.sight, city_id, seen)
 
-    def siege(self, city_id: int, force: Iterable[int | fc.Troop], *, months: int = 6, high: bool = True,
+    def siege(self, city_id: int, force: Iterable[int | fc.Troop], *, months: int = 6, end: float = 1.0,
               start: Tile | None = None) -> fc.SiegeForecast:
         """A siege forecast of a foreign city by `force` (own unit ids, or Troops), month by month: volleys, assaults,
         towers, repairs and militia as the engine runs them (sieges), on a copy of the believed board, the city
-        taken at the top of what is known of it (`high`) or the bottom. `start`: the side the force comes from."""
+        taken `end` of the way up what is known of it (1: the top, the default; 0: the low end). `start`: the side
+        the force comes from."""
         return fc.siege(self.believed, self.kingdom, self.sight, city_id, list(force), self.city_defence(city_id),
-                        months=months, high=high, start=start)
+                        months=months, end=end, start=start)
 
     def threat(self, city_id: int, force: Iterable[fc.Troop], by: str, *, months: int = 3,
                start: Tile | None = None, garrison: fc.Troop | None = None) -> fc.SiegeForecast:

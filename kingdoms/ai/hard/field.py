@@ -78,14 +78,16 @@ def rally_city(an: Analysis, aim: Aim | None) -> OwnCity:
 
 
 def staging_tile(an: Analysis, aim: Aim, origin: Tile) -> Tile | None:
-    """A tile about three from the target a troop can stop on and reach, outside land closed to us, nearest our
-    side; None if none is known."""
+    """A tile near the target a troop can stop on and reach, outside land closed to us, nearest our side: three
+    from it at peace (outside its land, for the surprise), two at war (a camp there feeds the troops at the
+    walls, SUPPLY-230); None if none is known."""
     mi, pic = an.mi, an.pic
     target = an.idx(aim.tile)
     d_t = mi.dist_from(target)
     reach = pic.reachable_mask(an.idx(origin), "troop")
     from_home = an.field_from(origin)
-    for radius in (STAGING, STAGING + 1, STAGING - 1, STAGING + 2):
+    near = STAGING - 1 if (aim.owner == rd.BANDITS or aim.owner in an.enemies) else STAGING
+    for radius in (near, near + 1, near - 1 if near > 2 else near + 2, near + 2):
         best = None
         for i in np.flatnonzero((d_t == radius) & reach).tolist():
             if an.closed[i] or not pic.can_stop(i, own_ok=True):
@@ -272,38 +274,44 @@ def _ration_months(an: Analysis, u: OwnUnit) -> float:
     return an.obs.ration_months(u.id)
 
 
-def supply(an: Analysis, army: list[OwnUnit], dest: Tile, rally: OwnCity, siege_months: int) -> tuple[
-        list[ShipGrain], list[Task]]:
-    """Grain for a campaign longer than the rations the troops carry (SUPPLY-070): wagons from the cities with
-    grain to spare, sent along with the army (to where it goes, when it sets out from home; else to where its
-    largest troop stands), then following that troop, handing out rations each month (SUPPLY-140)."""
+def _food_months(an: Analysis, units: list[OwnUnit]) -> float:
+    """Months the troops can eat where they stand: the rations they carry, the grain of the wagons beside them
+    and of the camps within reach (SUPPLY-040..140); plenty for troops on their own land."""
+    troops = [u for u in units if rd.UNITS[u.type].fighting and u.men > 0]
+    off = [u for u in troops if not an.obs.in_supply(u.q, u.r)]
+    if not off:
+        return 99.0
+    need = sum(u.men for u in off) / 1000.0
+    food = sum(u.rations for u in off)
+    tiles = [(u.q, u.r) for u in off]
+    food += sum(w.cargo for w in an.wagons if any(distance((w.q, w.r), t) <= 1 for t in tiles))
+    food += sum(c.grain for c in an.obs.view.camps
+                if any(distance((c.q, c.r), t) <= rd.CAMP_REACH for t in tiles))
+    return food / need if need > 0 else 99.0
+
+
+def supply(an: Analysis, army: list[OwnUnit], dest: Tile, siege_months: int) -> list[ShipGrain]:
+    """Grain for a campaign longer than the rations the troops carry (SUPPLY-070, SUPPLY-100..140): when the army
+    sets out, wagons from the cities with grain to spare march to where it goes (the staging tile, away from
+    every city of ours: there a wagon with no march left hands its grain out as rations month by month, or
+    stocks the camp pitched there); later, more when the troops there run short."""
     main = _main(army)
     if main is None:
-        return [], []
+        return []
     here = (main.q, main.r)
     months = an.obs.months_to(main.id, [dest])
     months = float(months) if months is not None else float(distance(here, dest)) / 2.0
     eaters = [u for u in army if u.men > 0]
     per_month = sum(u.men for u in eaters) / 1000.0
     carried = sum(u.rations for u in eaters)
-    out_wagons = [w for w in an.wagons if w.cargo > 0.5 and not (w.dest is not None and an.pic.own_land[
-        an.idx(w.dest)] and _following(w) is None)]
-    cargo = sum(w.cargo for w in out_wagons)
+    cargo = sum(w.cargo for w in an.wagons if w.cargo > 0.5 and (
+        distance((w.q, w.r), dest) <= 2 or (w.dest is not None and distance(w.dest, dest) <= 2)))
     camps = sum(c.grain for c in an.obs.view.camps if distance((c.q, c.r), dest) <= 3)
     short = (months + siege_months) * per_month - carried - cargo - camps
-    tasks: list[Task] = []
-    for w in out_wagons:
-        if _following(w) == main.id:
-            continue
-        if w.standing and w.standing.get("action") == "move" and distance((w.q, w.r), here) > 1:
-            continue  # on its way
-        tasks.append(Task(w.id, (Follow(unit_id=w.id, target_id=main.id),), 30.0, "grain follows the army"))
-    if short <= 8.0:
-        return [], tasks
-    home = an.pic.own_land[an.idx(here)] and distance(here, (rally.q, rally.r)) <= 3
-    to = dest if home else here
+    if short <= 8.0 or any(distance(dest, (c.q, c.r)) <= 1 for c in an.cities):
+        return []
     out: list[ShipGrain] = []
-    for c in sorted(an.cities, key=lambda c: (distance((c.q, c.r), here), c.id)):
+    for c in sorted(an.cities, key=lambda c: (distance((c.q, c.r), dest), c.id)):
         if c.restless or c.id in an.threats:
             continue
         reserve = rd.RATION_RESERVE_SHARE * (600 if any(i["kind"] == "granary" for i in c.improvements) else 300)
@@ -312,11 +320,11 @@ def supply(an: Analysis, army: list[OwnUnit], dest: Tile, rally: OwnCity, siege_
             continue
         dan = int(min(rd.WAGON_CAP, spare, short + 10))
         if dan >= 12:
-            out.append(ShipGrain(city_id=c.id, dan=dan, to=to))
+            out.append(ShipGrain(city_id=c.id, dan=dan, to=dest))
             short -= dan
         if short <= 8.0 or len(out) >= 2:
             break
-    return out, tasks
+    return out
 
 
 def skirmish(an: Analysis, army: list[OwnUnit], taken: set[int], priority: float) -> tuple[list[Task], list[str]]:
@@ -416,13 +424,16 @@ def plan(an: Analysis, strategy: Strategy, reserved: set[int], wanted: dict[int,
     falling_back = main is not None and _standing_to(main) is not None and \
         distance(_standing_to(main), home_tile) <= 2 and not an.pic.own_land[an.idx((main.q, main.r))]
     troops = [u for u in rest if _slot(u) == "troop"]
-    fed = all(_ration_months(an, u) >= 2.5 for u in troops if an.pic.own_land[an.idx((u.q, u.r))])
-    hungry = [u for u in at_target if _slot(u) == "troop" and not an.obs.in_supply(u.q, u.r)
-              and _ration_months(an, u) < 1.0]
+    # Set out with the rations of the march at least (wagons go along for the siege): a troop on its land
+    # refills a month of rations a month from its city's granary (SUPPLY-050).
+    trip = float(an.obs.months_to(main.id, [staging]) or 0) if main is not None and staging is not None else 0.0
+    fed = all(_ration_months(an, u) >= min(float(rd.MAX_RATION_MONTHS) - 0.5, trip + 1.0) for u in troops
+              if an.pic.own_land[an.idx((u.q, u.r))])
+    hungry = _food_months(an, at_target) < 1.0
     if aim.size.recruits:
         props.builds += recruit_builds(an, aim, 50.0)
     phase = "muster"
-    if at_target and not (hungry and len(hungry) * 2 >= len([u for u in at_target if _slot(u) == "troop"])):
+    if at_target and not hungry:
         phase = "siege"
     elif at_target:
         phase = "muster"  # starving before the walls: back to eat and refill
@@ -438,9 +449,7 @@ def plan(an: Analysis, strategy: Strategy, reserved: set[int], wanted: dict[int,
         props.tasks += splits
         props.tasks += column(an, away, staging, 30.0, f"march on {aim.name}")
     if phase in ("march", "siege") and staging is not None:
-        ships, wagon_tasks = supply(an, rest, staging, rally, siege_months(an, aim))
-        props.kingdom += ships
-        props.tasks += wagon_tasks
+        props.kingdom += supply(an, rest, staging, siege_months(an, aim))
     elif phase == "muster":
         if main is not None and not an.pic.own_land[an.idx((main.q, main.r))]:
             props.tasks += column(an, rest, home_tile, 20.0, f"back to {rally.name}")

@@ -107,10 +107,12 @@ def queued_troops(an: Analysis) -> list[Troop]:
 
 
 def size_siege(an: Analysis, city_id: int, units: list[int], *, months: int, cap_men: int,
-               start: tuple[int, int] | None = None, coming: list[Troop] | None = None) -> SiegeSize:
+               start: tuple[int, int] | None = None, coming: list[Troop] | None = None, end: float = 1.0,
+               trials: int = 3) -> SiegeSize:
     """The smallest addition of recruits (in steps of 1,000 of the core type, engines for stone walls) to `units`
     and the recruits `coming` (queued already) that takes the city within `months` by the forecast (its top
-    end); if even `cap_men` more would not, that most (`feasible` False)."""
+    end, or `end` of the way up what the city may hold); if even `cap_men` more would not, that most (`feasible`
+    False). At most `trials` forecasts."""
     obs = an.obs
     coming = list(coming or [])
     dfn = obs.city_defence(city_id)
@@ -131,18 +133,19 @@ def size_siege(an: Analysis, city_id: int, units: list[int], *, months: int, cap
             chunk = min(left, 6000)
             recruits.append(Troop(core, chunk, level=1 if rd.UNITS[core].requires == "barracks" else 0))
             left -= chunk
-        return obs.siege(city_id, [*units, *coming, *recruits], months=months, start=start), tuple(recruits), engines
+        return (obs.siege(city_id, [*units, *coming, *recruits], months=months, start=start, end=end),
+                tuple(recruits), engines)
 
     fc, recruits, engines = trial(0)
     if fc.taken_in is not None and fc.taken_in <= months:
         return SiegeSize(city_id, tuple(units), recruits, fc, engines)
     top = max(0, cap_men // STEP)
-    if top == 0:
+    if top == 0 or trials < 2:
         return SiegeSize(city_id, tuple(units), recruits, fc, engines, feasible=False)
     fc_hi, rec_hi, eng_hi = trial(top * STEP)
     if fc_hi.taken_in is None or fc_hi.taken_in > months:
         return SiegeSize(city_id, tuple(units), rec_hi, fc_hi, eng_hi, feasible=False)
-    if top >= 2:
+    if top >= 2 and trials >= 3:
         half = (top + 1) // 2  # one look between: enough to size recruits to a thousand or two
         got = trial(half * STEP)
         if got[0].taken_in is not None and got[0].taken_in <= months:

@@ -4,9 +4,11 @@
 target (FieldPlan.at_target). Each month it asks the engine's forecast (Observation.siege) what the troops able
 to strike this month would do — the march a declaration of war would open counted (Observation.months_to) — and:
 
-- strikes when the forecast says the city falls in time: at peace only when it falls within two months (a
-  surprise, DIPLO-060..090: the declaration is given first, the same month, so the rival learns of the war
-  when its walls are already under attack), at war within four (strategy.horizon). Engines shoot first
+- strikes when the forecast says the city falls in time: at peace only when it falls within two months at the
+  top of what it may hold (a surprise, DIPLO-060..090: the declaration is given first, the same month, so the
+  rival learns of the war when its walls are already under attack); once at war (the siege begun, or the
+  bandits' Ruin) when it falls within six at the middle of what it may hold, and against the bandits whenever
+  an assault costs them a third of what it costs us (they never get help); Engines shoot first
   (walls, SIEGE-110), then archers, then the melee troops assault, largest first (SIEGE-120/180). A spy in the
   city spreads panic first when a garrison stands (INTEL-170: 12% desert, the rest -20 morale);
 - otherwise waits at the staging tile, fortified, for the rest of the army (and the recruits on their way);
@@ -20,7 +22,7 @@ from kingdoms import ruledata as rd
 from kingdoms.ai.hard.analysis import Analysis
 from kingdoms.ai.hard.field import FieldPlan, hold_task, move_task
 from kingdoms.ai.hard.plan import Proposals, Task
-from kingdoms.ai.hard.strategy import Strategy, siege_months
+from kingdoms.ai.hard.strategy import RUIN_SIEGE_MONTHS, Strategy, siege_months
 from kingdoms.hexgrid import Tile, distance, ring
 from kingdoms.orders.models import Attack, Build, DeclareWar, Sabotage
 
@@ -62,8 +64,9 @@ def plan(an: Analysis, strategy: Strategy, fp: FieldPlan) -> Proposals:
     at_war = owner == rd.BANDITS or owner in an.enemies
     units = sorted(fp.at_target, key=lambda u: u.id)
     hitting = strikers(an, units, aim.tile, owner)
-    horizon = siege_months(an, aim)
-    fc = an.obs.siege(aim.city_id, [u.id for u in hitting], months=horizon) if hitting else None
+    horizon = RUIN_SIEGE_MONTHS if at_war else siege_months(an, aim)
+    fc = an.obs.siege(aim.city_id, [u.id for u in hitting], months=horizon, end=0.5 if at_war else 1.0) \
+        if hitting else None
     limit = horizon
     waiting = [u for u in fp.army if u not in units and distance((u.q, u.r), aim.tile) <= 12]
     strike = fc is not None and fc.taken_in is not None and fc.taken_in <= limit
@@ -94,8 +97,10 @@ def plan(an: Analysis, strategy: Strategy, fp: FieldPlan) -> Proposals:
         props.tasks.append(Task(u.id, (Attack(unit_id=u.id, to=aim.tile),), 70.0 - n * 0.01, f"strike {aim.name}"))
     rest = [u for u in units if u not in hitting]
     props.tasks += _wait(an, rest, fp, aim.tile)
-    if fc is not None and (fc.taken_in or 0) > 1:
-        props.tasks += _camp(an, rest or hitting, aim.tile)
+    if fc is not None and (fc.taken_in or horizon) > 1 and fp.staging is not None:
+        # a siege of months off our land: the first month the largest troop by the staging tile pitches the camp
+        # the wagons stock (its strike waits a month), unless one stands there already
+        props.tasks += _camp(an, [u for u in units if distance((u.q, u.r), fp.staging) <= 1], aim.tile)
     props.notes.append(f"{aim.name} should fall in {fc.taken_in} month(s)" if fc is not None else "")
     return props
 
@@ -144,5 +149,5 @@ def _camp(an: Analysis, units: list, target: Tile) -> list[Task]:
             continue
         if u.type == "catapult" or any(distance(here, o) < rd.CAMP_SPACING for o in others):
             continue
-        return [Task(u.id, (Build(unit_id=u.id, what="camp"),), 45.0, "camp for the siege")]
+        return [Task(u.id, (Build(unit_id=u.id, what="camp"),), 75.0, "camp for the siege")]
     return []

@@ -183,6 +183,18 @@ def horizon(an: Analysis, owner: str, desperate: bool = False) -> int:
     return SIEGE_MONTHS if owner in an.enemies else SURPRISE_MONTHS
 
 
+def _aim(an: Analysis, city: SeenCity, kind: str, size: SiegeSize, months: float, committed: bool, months_ok: int,
+         production: float, desperate: bool) -> Aim:
+    """A candidate as an Aim, scored: its worth over the months to muster, march and take it."""
+    recruit_cost = sum(an.obs.price(t.type, t.men) for t in size.recruits)
+    muster = recruit_cost / production + len(size.recruits) * 0.5
+    total = months - 2.0 + muster + float(size.taken_in or months_ok)
+    value = _value(an, city, kind)
+    odds = 1.0 if size.feasible else (0.6 if desperate and breaks_lead(an, city, kind) else 0.3)
+    score = value / (total + 3.0) * (KEEP_FACTOR if committed else 1.0) * odds
+    return Aim(city.id, city.name, city.owner, (city.q, city.r), kind, value, size, total, score, committed, months_ok)
+
+
 def siege_months(an: Analysis, aim: Aim) -> int:
     """Months a siege of the aim may take by the forecast."""
     return aim.horizon
@@ -219,31 +231,30 @@ def plan(an: Analysis, reserved: set[int]) -> Strategy:
         score = value / (months + 3.0) * (KEEP_FACTOR if committed else 1.0) * reach
         scored.append((score, city.id, city, kind, months, committed))
     scored.sort(key=lambda x: (-x[0], x[1]))
-    # A campaign under way is re-weighed against the others every third month (or when news comes); in between
-    # only its own forecast is brought up to date.
-    news = any(e.get("kind") in ("city_captured", "war", "kingdom_eliminated", "lead_started", "lead_cancelled")
-               for e in an.obs.events)
-    held = [x for x in scored if x[5]]
-    pool = scored[:FORECAST_CANDIDATES]
-    if held and not news and an.month % 3 != 1:
-        pool = held[:1]
-    elif held and held[0] not in pool:
-        pool = pool[:FORECAST_CANDIDATES - 1] + held[:1]
+    if an.leading:
+        # Ahead in the race: hold what we have (VIC-160); go out only for a kingdom's capital or something close
+        # and cheap, never a long campaign that leaves our captures open.
+        scored = [x for x in scored if x[5] or x[3] == "capital" or x[4] <= 5.0]
     desperate = leader in an.rivals and an.lead_months >= 20
     best: Aim | None = None
-    for _score, _cid, city, kind, months, committed in pool:
-        months_ok = horizon(an, city.owner, desperate and breaks_lead(an, city, kind))
-        size = size_siege(an, city.id, army, months=months_ok, cap_men=cap_men, start=centre, coming=coming)
-        recruit_cost = sum(an.obs.price(t.type, t.men) for t in size.recruits)
-        muster = recruit_cost / production + len(size.recruits) * 0.5
-        total = months - 2.0 + muster + float(size.taken_in or months_ok)
-        value = _value(an, city, kind)
-        odds = 1.0 if size.feasible else (0.6 if desperate and breaks_lead(an, city, kind) else 0.3)
-        score = value / (total + 3.0) * (KEEP_FACTOR if committed else 1.0) * odds
-        aim = Aim(city.id, city.name, city.owner, (city.q, city.r), kind, value, size, total, score, committed,
-                  months_ok)
-        if best is None or (score, -city.id) > (best.score, -best.city_id):
-            best = aim
+    # A campaign under way goes on while the forecast still takes its city: at war (the siege begun) at the middle
+    # of what the city may hold, over a longer siege; before the strike at the top, over the strike's months.
+    held = sorted((x for x in scored if x[5]), key=lambda x: (-x[0], x[1]))
+    if held:
+        _score, _cid, city, kind, months, _ = held[0]
+        begun = city.owner == rd.BANDITS or city.owner in an.enemies
+        months_ok = RUIN_SIEGE_MONTHS if begun else horizon(an, city.owner, desperate and breaks_lead(an, city, kind))
+        size = size_siege(an, city.id, army, months=months_ok, cap_men=cap_men, start=centre, coming=coming,
+                          end=0.5 if begun else 1.0, trials=2)
+        if size.feasible:
+            best = _aim(an, city, kind, size, months, True, months_ok, production, desperate)
+    if best is None:
+        for _score, _cid, city, kind, months, committed in scored[:FORECAST_CANDIDATES]:
+            months_ok = horizon(an, city.owner, desperate and breaks_lead(an, city, kind))
+            size = size_siege(an, city.id, army, months=months_ok, cap_men=cap_men, start=centre, coming=coming)
+            aim = _aim(an, city, kind, size, months, committed, months_ok, production, desperate)
+            if best is None or (aim.score, -city.id) > (best.score, -best.city_id):
+                best = aim
     if leader in an.rivals:
         notes.append(f"{an.rivals[leader].name} leads the race, {an.lead_months} of {rd.LEAD_MONTHS} months")
     elif leader == an.kingdom:
