@@ -270,6 +270,10 @@ def recruit_builds(an: Analysis, aim: Aim, priority: float) -> list[Build]:
     return out
 
 
+def _granary_cap(c: OwnCity) -> int:
+    return rd.GRANARY_CAP_IMPROVED if any(i["kind"] == "granary" for i in c.improvements) else rd.GRANARY_CAP
+
+
 def _ration_months(an: Analysis, u: OwnUnit) -> float:
     return an.obs.ration_months(u.id)
 
@@ -314,8 +318,7 @@ def supply(an: Analysis, army: list[OwnUnit], dest: Tile, siege_months: int) -> 
     for c in sorted(an.cities, key=lambda c: (distance((c.q, c.r), dest), c.id)):
         if c.restless or c.id in an.threats:
             continue
-        reserve = rd.RATION_RESERVE_SHARE * (600 if any(i["kind"] == "granary" for i in c.improvements) else 300)
-        spare = c.grain - reserve - 10
+        spare = c.grain - rd.RATION_RESERVE_SHARE * _granary_cap(c) - 10
         if spare < 15:
             continue
         dan = int(min(rd.WAGON_CAP, spare, short + 10))
@@ -377,21 +380,25 @@ def skirmish(an: Analysis, army: list[OwnUnit], taken: set[int], priority: float
     return tasks, notes
 
 
-def _split_out(an: Analysis, units: list[OwnUnit], wanted: dict[int, int], to: Tile, priority: float,
-               why: str) -> tuple[list[OwnUnit], list[Task]]:
-    """An army troop standing in a city that wants a garrison leaves that many men behind: the rest split off
-    and march (MOVE-240); returns the troops that march whole and the split tasks."""
-    whole: list[OwnUnit] = []
+def _garrisons_stay(an: Analysis, units: list[OwnUnit], wanted: dict[int, int], to: Tile, priority: float,
+                    why: str) -> tuple[list[OwnUnit], list[Task]]:
+    """An army troop in a city that wants a garrison never leaves it empty: it splits off what the city does not
+    need (MOVE-240) toward `to`, or stays whole; returns the troops free to go and the tasks of those in cities."""
+    free: list[OwnUnit] = []
     tasks: list[Task] = []
     for u in units:
         keep = wanted.get(u.in_city, 0) if u.in_city is not None else 0
         if keep <= 0:
-            whole.append(u)
+            free.append(u)
             continue
         men = (u.men - keep) // 500 * 500
-        if men >= rd.UNITS[u.type].min_men and u.men - men >= rd.UNITS[u.type].min_men:
+        if men >= max(rd.UNITS[u.type].min_men, 1000) and u.men - men >= rd.UNITS[u.type].min_men:
             tasks.append(Task(u.id, (Split(unit_id=u.id, men=int(men), to=to),), priority, why))
-    return whole, tasks
+        else:
+            t = hold_task(u, priority, "garrison the city")
+            if t is not None:
+                tasks.append(t)
+    return free, tasks
 
 
 def plan(an: Analysis, strategy: Strategy, reserved: set[int], wanted: dict[int, int]) -> FieldPlan:
@@ -406,6 +413,15 @@ def plan(an: Analysis, strategy: Strategy, reserved: set[int], wanted: dict[int,
     props.tasks += tasks
     props.notes += notes
     rest = [u for u in army if u.id not in taken]
+    out_of = (rally.q, rally.r) if aim is None else aim.tile
+    in_cities = [u for u in rest if u.in_city is not None and wanted.get(u.in_city, 0) > 0
+                 and u.in_city != rally.id]
+    if in_cities:
+        spot = next(iter(an.free_beside((rally.q, rally.r), "troop", own_land=True, radius=2)), (rally.q, rally.r))
+        _free, stay = _garrisons_stay(an, in_cities, wanted, spot if aim is None else out_of, 25.0,
+                                      "the army leaves a garrison behind")
+        props.tasks += stay
+        rest = [u for u in rest if u not in in_cities]
     if aim is None:
         props.tasks += _gather(an, rest, rally, None, 20.0, "the army stands by at home")
         return FieldPlan(props, army, rally, None, "home")
@@ -420,7 +436,7 @@ def plan(an: Analysis, strategy: Strategy, reserved: set[int], wanted: dict[int,
     home_tile = (rally.q, rally.r)
     going = main is not None and staging is not None and (
         _standing_to(main) is not None and distance(_standing_to(main), staging) <= 2
-        or _following(main) is not None) and not an.pic.own_land[an.idx((main.q, main.r))]
+        or _following(main) is not None and not an.pic.own_land[an.idx((main.q, main.r))])
     falling_back = main is not None and _standing_to(main) is not None and \
         distance(_standing_to(main), home_tile) <= 2 and not an.pic.own_land[an.idx((main.q, main.r))]
     troops = [u for u in rest if _slot(u) == "troop"]
@@ -429,6 +445,14 @@ def plan(an: Analysis, strategy: Strategy, reserved: set[int], wanted: dict[int,
     trip = float(an.obs.months_to(main.id, [staging]) or 0) if main is not None and staging is not None else 0.0
     fed = all(_ration_months(an, u) >= min(float(rd.MAX_RATION_MONTHS) - 0.5, trip + 1.0) for u in troops
               if an.pic.own_land[an.idx((u.q, u.r))])
+    if fed and main is not None and an.pic.own_land[an.idx((main.q, main.r))]:
+        # ... and grain for the siege: what the troops carry and what two wagons could bring from the granaries
+        need = (trip + min(3, siege_months(an, aim))) * sum(u.men for u in rest) / 1000.0
+        spare = sum(max(0.0, c.grain - rd.RATION_RESERVE_SHARE * _granary_cap(c) - 10) for c in an.cities
+                    if not c.restless)
+        sent = sum(w.cargo for w in an.wagons if staging is not None and (
+            distance((w.q, w.r), staging) <= 2 or (w.dest is not None and distance(w.dest, staging) <= 2)))
+        fed = sum(u.rations for u in rest) + sent + min(spare, 2 * rd.WAGON_CAP) >= 0.8 * need
     hungry = _food_months(an, at_target) < 1.0
     if aim.size.recruits:
         props.builds += recruit_builds(an, aim, 50.0)
@@ -445,7 +469,7 @@ def plan(an: Analysis, strategy: Strategy, reserved: set[int], wanted: dict[int,
     if staging is None:
         phase = "siege" if at_target else "muster"
     if phase in ("march", "siege") and away and staging is not None:
-        away, splits = _split_out(an, away, wanted, staging, 30.0, f"march on {aim.name}")
+        away, splits = _garrisons_stay(an, away, wanted, staging, 30.0, f"march on {aim.name}")
         props.tasks += splits
         props.tasks += column(an, away, staging, 30.0, f"march on {aim.name}")
     if phase in ("march", "siege") and staging is not None:
