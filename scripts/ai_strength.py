@@ -74,6 +74,7 @@ def play_one(scenario: str | None, seed: int, levels: list[str], months: int | N
     controllers = {k: f"ai:{levels[n % len(levels)]}" for n, k in enumerate(kingdoms)}
     refused = 0
     decide_ms: dict[str, list[float]] = {}
+    verbs: dict[str, dict[str, int]] = {}  # level -> verb -> accepted orders
 
     def timed(game: Any, kingdom: str, controller: str) -> Any:
         obs = game.observation(kingdom)
@@ -92,6 +93,15 @@ def play_one(scenario: str | None, seed: int, levels: list[str], months: int | N
             nonlocal refused
             verdicts = issue(kingdom, orders, **kw)
             refused += sum(1 for v in verdicts if not v.ok)
+            tally = verbs.setdefault(controllers[kingdom].split(":")[1], {})
+            for v in verdicts:
+                if v.ok and v.text.split():
+                    word = v.text.split()[0]
+                    if word == "sabotage" and "panic" in v.text:
+                        word = "sabotage_panic"
+                    elif word == "sabotage":
+                        word = "sabotage_granary"
+                    tally[word] = tally.get(word, 0) + 1
             return verdicts
 
         game.issue = counting_issue  # type: ignore[method-assign]
@@ -113,7 +123,7 @@ def play_one(scenario: str | None, seed: int, levels: list[str], months: int | N
         game.close()
     return {"seed": seed, "seats": seats, "end_reason": final.end_reason, "month": final.month,
             "finished": final.finished, "months": played, "seconds": seconds, "refused": refused,
-            "decide_ms": decide_ms}
+            "decide_ms": decide_ms, "verbs": verbs}
 
 
 def _job(args: tuple[str | None, int, list[str], int | None]) -> dict[str, Any]:
@@ -179,6 +189,11 @@ def summarise(name: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
         "cpu_s_per_game": statistics.mean(g["seconds"] for g in rows) if rows else 0.0,
         "cpu_s_max": max((g["seconds"] for g in rows), default=0.0),
     }
+    tally: dict[str, int] = {}
+    for g in rows:
+        for verb, n in g.get("verbs", {}).get(test, {}).items():
+            tally[verb] = tally.get(verb, 0) + n
+    out["verbs"] = dict(sorted(tally.items()))
     hard = sorted(ms for g in rows for ms in g["decide_ms"].get("hard", []))
     if hard:
         out["hard_ms_p50"] = hard[len(hard) // 2]
@@ -195,6 +210,8 @@ def summary_line(s: dict[str, Any]) -> str:
             f"CPU {s['cpu_s_per_game']:.1f} s a game (max {s['cpu_s_max']:.1f})")
     if "hard_ms_p95" in s:
         text += f"; hard decision ms p50 {s['hard_ms_p50']:.1f} p95 {s['hard_ms_p95']:.1f} max {s['hard_ms_max']:.0f}"
+    if s.get("verbs"):
+        text += "\n    orders given by " + s["level"] + ": " + ", ".join(f"{k} {v}" for k, v in s["verbs"].items())
     return text
 
 

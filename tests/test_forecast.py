@@ -1,0 +1,140 @@
+"""Forecasts an observation offers (views.forecast, Observation.fight / .siege / .threat / .city_defence /
+.months_to): the engine's own exchange on a copy of the believed board, exact where the kingdom may know the
+numbers, and blind to what it may not."""
+
+from __future__ import annotations
+
+from kingdoms import ruledata as rd
+from kingdoms.engine.combat import field_battle
+from kingdoms.engine.context import MonthContext
+from kingdoms.engine.intel import city_report
+from kingdoms.engine.sieges import assault_city
+from kingdoms.state import GameState
+from kingdoms.views import observe
+from kingdoms.views.forecast import Troop
+
+from .intel_helpers import city, reveal, unit, world
+
+
+def _two_cities() -> GameState:
+    """wei at (3,3) and shu at (12,8), at war, on open grassland."""
+    state = world()
+    city(state, "wei", 3, 3, capital=True)
+    city(state, "shu", 12, 8, capital=True)
+    state.kingdoms["wei"].capital_id = min(c.id for c in state.cities.values() if c.owner == "wei")
+    state.kingdoms["shu"].capital_id = min(c.id for c in state.cities.values() if c.owner == "shu")
+    state.wars.append(["shu", "wei"])
+    return state
+
+
+def test_combat_040_watched_fight_forecast_is_the_engines_battle() -> None:
+    """COMBAT-040/070, INTEL-080: with a scout watching the enemy troop, the forecast of a melee is exact and gives
+    the very losses and fates combat.field_battle gives on the true board."""
+    state = _two_cities()
+    mine = unit(state, "wei", "heavy_infantry", 7, 5, men=4000)
+    unit(state, "wei", "scout", 6, 5)
+    foe = unit(state, "shu", "spearman", 8, 5, men=3200, xp=8.0, morale=80.0)
+    got = observe(state, "wei").fight(mine.id, foe.id)
+    assert got.exact and got.kind == "melee" and got.low == got.high
+    true = state.clone()
+    battle = field_battle(MonthContext(true, scratch=True), true.units[mine.id], true.units[foe.id])
+    assert (got.high.att_lost, got.high.def_lost) == (battle.attacker.lost, battle.defender.lost)
+    assert (got.high.def_broke, got.high.def_destroyed) == (battle.defender.broke, battle.defender.destroyed)
+
+
+def test_intel_060_unwatched_fight_forecast_spans_the_size_class() -> None:
+    """INTEL-060, COMBAT-410: an enemy troop no scout or spy watches is forecast at both ends of its size class,
+    untrained, at full morale; its true men, training and morale inside the class change nothing."""
+    state = _two_cities()
+    mine = unit(state, "wei", "levy", 7, 5, men=5000)
+    foe = unit(state, "shu", "spearman", 8, 5, men=2400)
+    a = observe(state, "wei").fight(mine.id, foe.id)
+    lo, hi = rd.SIZE_CLASS_RANGE["medium"]
+    assert not a.exact and (a.low.def_men, a.high.def_men) == (lo, hi)
+    foe.men, foe.xp, foe.morale = 5900, 30.0, 35.0
+    assert observe(state, "wei").fight(mine.id, foe.id) == a
+
+
+def test_siege_180_forecast_of_a_city_as_it_shows() -> None:
+    """SIEGE-180, INTEL-030/060: a rival city without a fresh spy report is forecast from its walls as seen, the
+    size class of its troops and its tier's militia; its hidden garrison, militia and grain do not move the
+    forecast, and the forecast takes it only once walls and militia are beaten."""
+    state = _two_cities()
+    shu = next(c for c in state.cities.values() if c.owner == "shu")
+    shu.walls = shu.walls_max = 40.0
+    gar = unit(state, "shu", "spearman", shu.q, shu.r, men=1200, fortified=True)
+    army = [unit(state, "wei", "levy", shu.q - 2, shu.r, men=9000).id,
+            unit(state, "wei", "levy", shu.q - 2, shu.r + 1, men=9000).id]
+    obs = observe(state, "wei")
+    dfn = obs.city_defence(shu.id)
+    assert not dfn.exact and dfn.walls == 40 and dfn.garrison == rd.SIZE_CLASS_RANGE["small"]
+    assert dfn.capital and dfn.militia[0] >= rd.YOUNG_REALM_MILITIA
+    base = obs.siege(shu.id, army, months=4)
+    gar.men, shu.militia, shu.grain = 1900, 50.0, 3.0
+    assert observe(state, "wei").siege(shu.id, army, months=4) == base
+    # 18,000 men batter 90 a month off walls 40; the garrison (taken at 1,999) must fall before the militia
+    assert base.taken_in is not None and base.taken_in >= 2
+    assert base.months[0].walls == 0 and not base.months[0].taken
+    assert base.months[base.taken_in - 1].taken and base.months[base.taken_in - 2].garrison == 0
+
+
+def test_intel_220_spy_report_makes_the_siege_forecast_exact() -> None:
+    """INTEL-220, SIEGE-120/180: with a spy report from this month the forecast runs on the city as it is: one
+    assault's walls, garrison and militia are sieges.assault_city's own on the true board."""
+    state = _two_cities()
+    shu = next(c for c in state.cities.values() if c.owner == "shu")
+    shu.walls = shu.walls_max = 40.0
+    unit(state, "shu", "spearman", shu.q, shu.r, men=800, fortified=True)
+    att = unit(state, "wei", "levy", shu.q - 1, shu.r, men=8000)
+    state.kingdoms["wei"].memory.setdefault("reports", {})[str(shu.id)] = city_report(state, shu, state.month, "spy")
+    obs = observe(state, "wei")
+    assert obs.city_defence(shu.id).exact
+    got = obs.siege(shu.id, [att.id], months=1)
+    true = state.clone()
+    assault_city(MonthContext(true, scratch=True), true.units[att.id], true.cities[shu.id])
+    month = got.months[0]
+    assert month.taken == (true.cities[shu.id].owner == "wei")
+    if not month.taken:
+        assert month.walls == true.cities[shu.id].walls
+
+
+def test_siege_050_threat_forecast_with_a_stronger_garrison_holds_longer() -> None:
+    """SIEGE-050/180: weighing a threat to an own city, a bigger garrison (the one it could raise) holds at least
+    as long as the city as it stands."""
+    state = _two_cities()
+    wei = next(c for c in state.cities.values() if c.owner == "wei")
+    wei.walls = wei.walls_max = 40.0
+    obs = observe(state, "wei")
+    threat = [Troop("levy", 9000), Troop("levy", 6000)]
+    bare = obs.threat(wei.id, threat, "shu", months=3)
+    held = obs.threat(wei.id, threat, "shu", months=3, garrison=Troop("spearman", 6000, fortified=True))
+    assert bare.taken_in is not None
+    assert held.taken_in is None or held.taken_in >= bare.taken_in
+
+
+def test_diplo_020_months_to_as_if_at_war_opens_the_rivals_land() -> None:
+    """DIPLO-020/090: at peace a rival's land is closed to a march; the same march as a declaration would open it
+    (Observation.months_to at_war_with) reaches the tile beside its city."""
+    state = world()
+    city(state, "wei", 3, 3, capital=True)
+    shu = city(state, "shu", 9, 3, capital=True)
+    mine = unit(state, "wei", "levy", 6, 3, men=3000)
+    reveal(state, "wei")  # the rival's city is known, and the land beside it is in sight
+    beside = [(shu.q - 1, shu.r)]
+    obs = observe(state, "wei")
+    assert obs.months_to(mine.id, beside) is None
+    assert obs.months_to(mine.id, beside, at_war_with=["shu"]) is not None
+
+
+def test_vic_130_ruin_out_of_sight_is_forecast_from_public_facts() -> None:
+    """VIC-130, OPEN-70: the Ruin out of sight is taken as the rules describe it: 1,500 spearmen (a small troop)
+    behind walls 50, the militia of its 10,000 people."""
+    from kingdoms.engine.bandits import make_ruin
+
+    state = world()
+    city(state, "wei", 2, 2, capital=True)
+    ruin = make_ruin(state, 15, 10)
+    obs = observe(state, "wei")
+    dfn = obs.city_defence(ruin.id)
+    assert not dfn.exact and dfn.walls == rd.RUIN_WALLS and dfn.garrison == rd.SIZE_CLASS_RANGE["small"]
+    assert dfn.militia == (rd.full_militia(rd.RUIN_PEOPLE, False, state.month),) * 2
