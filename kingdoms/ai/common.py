@@ -19,9 +19,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from kingdoms import ruledata as rd
+from kingdoms.engine.pathing import slot_of_type
 from kingdoms.engine.sight import hex_to_mask
 from kingdoms.gamemap import GameMap
 from kingdoms.hexgrid import Tile
+from kingdoms.orders.models import QueueItem
+from kingdoms.orders.syntax import format_queue_item
 from kingdoms.views.kingdom_view import OwnCity, OwnUnit, SeenCity, SeenUnit
 from kingdoms.views.observation import Observation
 
@@ -294,9 +297,8 @@ class Picture:
         return self.obs.free_sites(city_id, kind)
 
     def upkeep(self) -> float:
-        """The kingdom's army upkeep a month (own troops)."""
-        return sum(rd.UPKEEP_PER_1000 * u.men / 1000 + rd.UPKEEP_PER_TROOP for u in self.units
-                   if rd.UNITS[u.type].fighting and u.men > 0)
+        """The kingdom's army upkeep a month: the engine's budget on the believed board (RECRUIT-180)."""
+        return self.obs.budget.upkeep
 
     def output_total(self) -> int:
         return sum(self.output(c.id).production for c in self.cities)
@@ -417,16 +419,6 @@ class Picture:
         return True
 
 
-def slot_of_type(unit_type: str) -> str:
-    """The stacking slot a unit type takes: troop, siege, civilian or agent (MOVE-110)."""
-    spec = rd.UNITS[unit_type]
-    if spec.kind == "agent":
-        return "agent"
-    if unit_type == "catapult":
-        return "siege"
-    return "troop" if spec.kind == "troop" else "civilian"
-
-
 def picture_for(obs: Observation) -> Picture:
     """The kingdom's picture at the observed month."""
     return Picture(obs)
@@ -435,22 +427,20 @@ def picture_for(obs: Observation) -> Picture:
 # --- writing orders ------------------------------------------------------------------------------------------------
 
 
-def entry_spec(entry: dict) -> str:
-    """A queue entry of an own city written back as a queue item (keeps its tile or men)."""
+def entry_item(entry: dict) -> QueueItem:
+    """A queue entry of an own city as a queue item (it keeps its tile or men; what is left of a troop order
+    raised in batches may be under the smallest order one can give, so it is given at least that)."""
     item = entry["item"]
     if entry.get("tile"):
-        q, r = entry["tile"]
-        return f"{item}@{q},{r}"
+        return QueueItem(item=item, tile=(int(entry["tile"][0]), int(entry["tile"][1])))
     if entry.get("men"):
-        # what is left of a troop order raised in batches may be under the smallest order one can give
-        men = max(int(entry["men"]), rd.UNITS[item].min_men if item in rd.UNITS else 0)
-        return f"{item}:{men}"
-    return item
+        return QueueItem(item=item, men=max(int(entry["men"]), rd.UNITS[item].min_men if item in rd.UNITS else 0))
+    return QueueItem(item=item)
 
 
-def item_name(spec: str) -> str:
-    """The item of a queue spec: `spearman:2000` -> spearman, `farm@3,4` -> farm."""
-    return spec.split(":")[0].split("@")[0]
+def spec_key(it: QueueItem) -> str:
+    """A sort key for queue items: their text in a queue (orders.syntax.format_queue_item)."""
+    return format_queue_item(it)
 
 
 def ration_months(u: OwnUnit) -> float:

@@ -10,7 +10,9 @@ declares war, never marches out and founds no cities.
 from __future__ import annotations
 
 from kingdoms import ruledata as rd
-from kingdoms.ai.common import Decision, Picture, available_verbs, entry_spec, item_name, picture_for
+from kingdoms.ai.common import Decision, Picture, available_verbs, entry_item, picture_for
+from kingdoms.orders.models import Disband, Hold, Move, OrderModel, QueueItem, SetFocus, SetProduction
+from kingdoms.orders.syntax import format_order
 from kingdoms.views.observation import Observation
 
 #: Queue length kept ahead.
@@ -40,66 +42,66 @@ def city_focus(pic: Picture, city_id: int) -> str | None:
     return None
 
 
-def desired_queue(pic: Picture, city_id: int, spear_room: int) -> list[str]:
+def desired_queue(pic: Picture, city_id: int, spear_room: int) -> list[QueueItem]:
     """The items a passive city wants next, in order (what is already built is left out)."""
     c = pic.city_by_id[city_id]
     have = set(c.buildings) | {imp["kind"] for imp in c.improvements}
     gp_sites = len(pic.free_sites(city_id, "farm"))  # farms and granaries share grass and plains tiles
     farm_sites = pic.free_sites(city_id, "farm")
     worked = set(pic.output(city_id).worked)
-    items: list[str] = []
+    items: list[QueueItem] = []
     used_gp = 0
     if "palisade" not in have:
-        items.append("palisade")
+        items.append(QueueItem(item="palisade"))
     if "granary" not in have and used_gp < gp_sites:
-        items.append("granary")
+        items.append(QueueItem(item="granary"))
         used_gp += 1
     worked_farms = [t for t in farm_sites if t in worked]
     if worked_farms and used_gp < gp_sites:
-        items.append("farm")
+        items.append(QueueItem(item="farm"))
         used_gp += 1
     if "barracks" not in have:
-        items.append("barracks")
+        items.append(QueueItem(item="barracks"))
     if "walls" not in have:
-        items.append("walls")
+        items.append(QueueItem(item="walls"))
     garrison = sum(u.men for u in pic.units if u.type == "spearman" and pic.mi.dist(
         pic.idx(u.q, u.r), pic.idx(c.q, c.r)) <= 1)
     need = garrison_target(pic, city_id) - garrison
     if need >= 500 and spear_room >= 500:
-        items.append(f"spearman:{min(need, spear_room) // 500 * 500}")
+        items.append(QueueItem(item="spearman", men=min(need, spear_room) // 500 * 500))
     while used_gp < gp_sites and len(items) < QUEUE_AHEAD + 1:
-        items.append("farm")
+        items.append(QueueItem(item="farm"))
         used_gp += 1
     return items
 
 
-def refill(pic: Picture, city_id: int, desired: list[str]) -> str | None:
+def refill(pic: Picture, city_id: int, desired: list[QueueItem]) -> SetProduction | None:
     """A set_production order when the city's queue runs low or its head should change; None to leave it."""
     c = pic.city_by_id[city_id]
-    current = [entry_spec(e) for e in c.queue]
+    current = [entry_item(e) for e in c.queue]
     if len(current) >= 2 or not desired:
         return None
     queue = keep_head(current, desired)[:QUEUE_AHEAD]
     if queue == current:
         return None
-    return f"set_production city={c.id} queue={','.join(queue)}"
+    return SetProduction(city_id=c.id, queue=queue)
 
 
-def keep_head(current: list[str], desired: list[str]) -> list[str]:
+def keep_head(current: list[QueueItem], desired: list[QueueItem]) -> list[QueueItem]:
     """`desired` behind the current head item (kept as it is, so its progress stays), without repeating it."""
     if not current:
         return list(desired)
     head = current[0]
     rest = list(desired)
-    names = [item_name(d) for d in rest]
-    if item_name(head) in names:
-        rest.pop(names.index(item_name(head)))
+    names = [d.item for d in rest]
+    if head.item in names:
+        rest.pop(names.index(head.item))
     return [head, *rest]
 
 
-def troop_orders(pic: Picture, verbs: frozenset[str]) -> list[str]:
+def troop_orders(pic: Picture, verbs: frozenset[str]) -> list[OrderModel]:
     """Garrisons hold; spearmen raised beside a city take over from its levies and move in."""
-    orders: list[str] = []
+    orders: list[OrderModel] = []
     mi = pic.mi
     cities = {mi.index(c.q, c.r): c for c in pic.cities}
     garrison_of: dict[int, object] = {}
@@ -117,16 +119,16 @@ def troop_orders(pic: Picture, verbs: frozenset[str]) -> list[str]:
             for city in near:
                 gar = garrison_of.get(city.id)
                 if gar is None:
-                    orders.append(f"move unit={u.id} to={city.q},{city.r}")
+                    orders.append(Move(unit_id=u.id, to=(city.q, city.r)))
                     garrison_of[city.id] = u
                     moved = True
                 elif gar.type == u.type and gar.id != u.id and gar.men + u.men <= rd.MAX_TROOP_MEN:
-                    orders.append(f"move unit={u.id} to={city.q},{city.r}")
+                    orders.append(Move(unit_id=u.id, to=(city.q, city.r)))
                     moved = True
                 elif (gar.type == "levy" and u.type == "spearman" and u.men >= 1000 and "disband" in verbs
                       and gar.standing is None):
-                    orders.append(f"disband unit={gar.id}")
-                    orders.append(f"move unit={u.id} to={city.q},{city.r}")
+                    orders.append(Disband(unit_id=gar.id))
+                    orders.append(Move(unit_id=u.id, to=(city.q, city.r)))
                     garrison_of[city.id] = u
                     moved = True
                 if moved:
@@ -134,7 +136,7 @@ def troop_orders(pic: Picture, verbs: frozenset[str]) -> list[str]:
             if moved:
                 continue
         if not u.fortified and u.standing is None and "hold" in verbs:
-            orders.append(f"hold unit={u.id}")
+            orders.append(Hold(unit_ids=[u.id]))
     return orders
 
 
@@ -145,7 +147,7 @@ def decide(obs: Observation) -> Decision:
 
 def decide_picture(pic: Picture) -> Decision:
     verbs = available_verbs()
-    orders: list[str] = []
+    orders: list[OrderModel] = []
     output = pic.output_total()
     upkeep = pic.upkeep()
     queued_men = sum(e.get("men", 0) for c in pic.cities for e in c.queue if e["item"] in rd.FIGHTING_TYPES)
@@ -156,11 +158,11 @@ def decide_picture(pic: Picture) -> Decision:
             continue
         focus = city_focus(pic, c.id)
         if focus is not None:
-            orders.append(f"set_focus city={c.id} focus={focus}")
+            orders.append(SetFocus(city_id=c.id, focus=focus))
         want = desired_queue(pic, c.id, spear_room)
         order = refill(pic, c.id, want)
         if order is not None:
             orders.append(order)
-            spear_room -= sum(int(x.split(":")[1]) for x in want[:QUEUE_AHEAD] if ":" in x)
+            spear_room -= sum(x.men or 0 for x in want[:QUEUE_AHEAD] if x.item in rd.FIGHTING_TYPES)
     orders += troop_orders(pic, verbs)
-    return Decision("\n".join(orders))
+    return Decision("\n".join(format_order(o) for o in orders))

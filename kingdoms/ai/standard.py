@@ -46,15 +46,32 @@ from kingdoms.ai.common import (
     Picture,
     available_verbs,
     distance_field,
-    entry_spec,
-    item_name,
+    entry_item,
     picture_for,
     ration_months,
     size_men,
-    slot_of_type,
+    spec_key,
 )
 from kingdoms.ai.passive import keep_head
+from kingdoms.engine.pathing import slot_of_type
 from kingdoms.engine.sight import neighbourhood
+from kingdoms.orders.models import (
+    AssignGeneral,
+    Attack,
+    Build,
+    DeclareWar,
+    FoundCity,
+    Hold,
+    Merge,
+    Move,
+    OrderModel,
+    QueueItem,
+    SetFocus,
+    SetProduction,
+    ShipGrain,
+    Split,
+)
+from kingdoms.orders.syntax import format_order
 from kingdoms.views.kingdom_view import OwnCity, OwnUnit, SeenCity
 from kingdoms.views.observation import Observation
 
@@ -148,12 +165,12 @@ class Ruler:
         self.mi = pic.mi
         self.temper = Temperament.of(pic.seed, pic.kingdom)
         self.verbs = available_verbs()
-        self.war_orders: list[str] = []
-        self.city_orders: list[str] = []
-        self.unit_orders: list[str] = []
+        self.war_orders: list[OrderModel] = []
+        self.city_orders: list[OrderModel] = []
+        self.unit_orders: list[OrderModel] = []
         self.notes: list[str] = []
         self.taken: dict[str, set[int]] = {"troop": set(), "siege": set(), "civilian": set()}
-        self.requests: dict[int, list[tuple[int, str]]] = {}  # city id -> (priority, item)
+        self.requests: dict[int, list[tuple[int, QueueItem]]] = {}  # city id -> (priority, item)
         self.target: Target | None = None
         self.go = False
         self.colonist_city: int | None = None
@@ -177,26 +194,24 @@ class Ruler:
         self.order_units()
         self.order_cities()
         orders = self.war_orders + self.city_orders + self.short_marches_first(self.unit_orders)
-        return Decision("\n".join(orders), self.note())
+        return Decision("\n".join(format_order(o) for o in orders), self.note())
 
-    def short_marches_first(self, orders: list[str]) -> list[str]:
+    def short_marches_first(self, orders: list[OrderModel]) -> list[OrderModel]:
         """Troop moves that end this month are written before long marches (in the slots moves already hold),
         so a long march's stop for the month can never be a tile another troop was just sent to."""
         mi = self.mi
         slots = []
         keyed = []
         for k, o in enumerate(orders):
-            parts = dict(x.split("=", 1) for x in o.split()[1:] if "=" in x)
-            if not o.startswith("move ") or "unit" not in parts:
+            if not isinstance(o, Move):
                 continue
-            u = self.p.unit_by_id.get(int(parts["unit"]))
+            u = self.p.unit_by_id.get(o.unit_id)
             if u is None or not rd.UNITS[u.type].fighting:
                 continue
-            q, r = (int(v) for v in parts["to"].split(","))
             slots.append(k)
-            keyed.append((mi.dist(mi.index(u.q, u.r), mi.index(q, r)), k, o))
+            keyed.append((mi.dist(mi.index(u.q, u.r), mi.index(*o.to)), k, o))
         out = list(orders)
-        for k, (_, _, o) in zip(slots, sorted(keyed), strict=True):
+        for k, (_, _, o) in zip(slots, sorted(keyed, key=lambda x: (x[0], x[1])), strict=True):
             out[k] = o
         return out
 
@@ -424,7 +439,7 @@ class Ruler:
                 men = int(min(need, max(budget_men, 1000) if not urgent else need) // 500 * 500)
                 men = min(men, max(0, c.people - rd.MIN_CITY_PEOPLE - 1000) // 500 * 500)
                 if men >= 500:
-                    self.request(c.id, 0 if urgent else 3, f"{typ}:{min(men, rd.MAX_TROOP_MEN)}")
+                    self.request(c.id, 0 if urgent else 3, QueueItem(item=typ, men=min(men, rd.MAX_TROOP_MEN)))
                     budget_men -= men
         t = self.target
         if t is None or budget_men < 500:
@@ -446,7 +461,7 @@ class Ruler:
             crew = int(math.ceil(need_eng) * rd.ENGINE_CREW)
             crew = min(crew, int(budget_men))
             if crew >= 100:
-                self.request(raiser.id, 4, f"catapult:{crew}")
+                self.request(raiser.id, 4, QueueItem(item="catapult", men=crew))
                 budget_men -= crew
         if need_worth > 300 and budget_men >= 500:
             core = "heavy_infantry" if "forge" in have_b else ("spearman" if "barracks" in have_b else "levy")
@@ -459,7 +474,7 @@ class Ruler:
             for typ, m in chunks:
                 m = int(math.ceil(min(m, budget_men, 12000) / 500) * 500)
                 if m >= 500 and budget_men >= 500:
-                    self.request(raiser.id, 5, f"{typ}:{m}")
+                    self.request(raiser.id, 5, QueueItem(item=typ, men=m))
                     budget_men -= m
         if "barracks" in have_b and t.owner in p.living_rivals and budget_men >= 1000:
             archers = sum(u.men for u in army if u.type == "archer") + self.queued.get("archer", 0)
@@ -467,12 +482,12 @@ class Ruler:
             if archers < want - 500:
                 m = int(min(want - archers, budget_men) // 500 * 500)
                 if m >= 500:
-                    self.request(raiser.id, 6, f"archer:{m}")
+                    self.request(raiser.id, 6, QueueItem(item="archer", men=m))
                     budget_men -= m
         if "stable" in have_b and t.owner in p.living_rivals and budget_men >= 1000:
             cav = sum(u.men for u in army if u.type == "cavalry") + self.queued.get("cavalry", 0)
             if cav < 1000:
-                self.request(raiser.id, 6, "cavalry:1500")
+                self.request(raiser.id, 6, QueueItem(item="cavalry", men=1500))
                 budget_men -= 1500
         self.budget_men = budget_men
 
@@ -488,7 +503,7 @@ class Ruler:
                 best = (key, c)
         return best[1] if best else None
 
-    def request(self, city_id: int, priority: int, item: str) -> None:
+    def request(self, city_id: int, priority: int, item: QueueItem) -> None:
         self.requests.setdefault(city_id, []).append((priority, item))
 
     # --- colonists ------------------------------------------------------------------------------------------------------
@@ -519,7 +534,7 @@ class Ruler:
         if best is None:
             return
         self.colonist_city = best[1].id
-        self.request(best[1].id, 2, "colonists")
+        self.request(best[1].id, 2, QueueItem(item="colonists"))
 
     def army_ready_soon(self) -> bool:
         t = self.target
@@ -605,9 +620,9 @@ class Ruler:
             return
         led = {g.unit_id for g in p.view.generals if g.unit_id is not None}
         # troops merging into others this month would hand the general on: leave them out
-        joining = {int(o.split()[1].split("=")[1]) for o in self.unit_orders if o.startswith("merge ")}
+        joining = {o.unit_id for o in self.unit_orders if isinstance(o, Merge)}
         given: set[int] = set(joining)
-        orders: list[str] = []
+        orders: list[OrderModel] = []
         for g in p.view.generals:
             if g.city_id is None or g.city_id not in self.city_idx:
                 continue
@@ -618,12 +633,12 @@ class Ruler:
                 continue
             u = max(cands, key=lambda x: (x.in_city is None, x.men, -x.id))
             given.add(u.id)
-            orders.append(f"assign_general general={g.id} unit={u.id}")
+            orders.append(AssignGeneral(general_id=g.id, unit_id=u.id))
         # given before any troop marches this month, while the two still stand within reach
         self.unit_orders = orders + self.unit_orders
 
-    def say(self, text: str) -> None:
-        self.unit_orders.append(text)
+    def say(self, order: OrderModel) -> None:
+        self.unit_orders.append(order)
 
     def order_colonists(self, u: OwnUnit) -> None:
         mi = self.mi
@@ -633,12 +648,12 @@ class Ruler:
             return
         if here == site:
             if self.site_legal(here):
-                self.say(f"found_city unit={u.id}")
+                self.say(FoundCity(unit_id=u.id))
             return
         # A short hop onto the site still leaves a move for founding.
         if mi.dist(here, site) == 1 and mi.move_cost[site] == 1 and not mi.crossing[site] and self.site_legal(site):
-            self.say(f"move unit={u.id} to={mi.q[site]},{mi.r[site]}")
-            self.say(f"found_city unit={u.id}")
+            self.say(Move(unit_id=u.id, to=mi.tile(site)))
+            self.say(FoundCity(unit_id=u.id))
             return
         dest = site if self.p.visible[site] else self.waypoint(here, site, "civilian")
         if dest is None or dest == here:
@@ -646,7 +661,7 @@ class Ruler:
         st = u.standing
         if st and st.get("action") == "move" and tuple(st.get("to", ())) == mi.tile(dest):
             return
-        self.say(f"move unit={u.id} to={mi.q[dest]},{mi.r[dest]}")
+        self.say(Move(unit_id=u.id, to=mi.tile(dest)))
 
     def waypoint(self, here: int, goal: int, slot: str) -> int | None:
         """The tile in sight on the way to `goal` (out of sight): a march never ends where it cannot see, so
@@ -719,7 +734,7 @@ class Ruler:
         st = u.standing
         if st and st.get("action") == "move" and tuple(st.get("to", ())) == mi.tile(dest):
             return
-        self.say(f"move unit={u.id} to={mi.q[dest]},{mi.r[dest]}")
+        self.say(Move(unit_id=u.id, to=mi.tile(dest)))
 
     def order_garrisons(self) -> None:
         p = self.p
@@ -736,11 +751,11 @@ class Ruler:
                 if dest is not None:
                     men = min(excess, gar.men - max(500, want)) // 500 * 500
                     if men >= 500:
-                        self.say(f"split unit={gar.id} men={men} to={self.mi.q[dest]},{self.mi.r[dest]}")
+                        self.say(Split(unit_id=gar.id, men=int(men), to=self.mi.tile(dest)))
                         self.taken["troop"].add(dest)
                         continue
             if not gar.fortified and gar.standing is None and "hold" in self.verbs:
-                self.say(f"hold unit={gar.id}")
+                self.say(Hold(unit_ids=[gar.id]))
 
     def free_tile_near(self, centre: int, slot: str, avoid: set[int] | None = None, radius: int = 2) -> int | None:
         p, mi = self.p, self.mi
@@ -880,7 +895,7 @@ class Ruler:
             if blow < 1.6 * guard or not strikers:
                 continue
             for u in strikers:
-                self.say(f"attack unit={u.id} to={e.q},{e.r}")
+                self.say(Attack(unit_id=u.id, to=(e.q, e.r)))
                 left.remove(u)
             near = min(p.cities, key=lambda c: (mi.dist(self.city_idx[c.id], ei), c.id))
             self.notes.append(f"our troops fall on {p.names[e.owner].name}'s {e.type.replace('_', ' ')} near "
@@ -973,14 +988,14 @@ class Ruler:
         self.taken.setdefault(slot, set()).add(dest)
         if mi.index(u.q, u.r) == dest:
             if not u.fortified and u.standing is None and rd.UNITS[u.type].fighting:
-                self.say(f"hold unit={u.id}")
+                self.say(Hold(unit_ids=[u.id]))
             elif u.standing is not None:
-                self.say(f"hold unit={u.id}")
+                self.say(Hold(unit_ids=[u.id]))
             return
         st = u.standing
         if st and st.get("action") == "move" and tuple(st.get("to", ())) == mi.tile(dest):
             return
-        self.say(f"move unit={u.id} to={mi.q[dest]},{mi.r[dest]}")
+        self.say(Move(unit_id=u.id, to=mi.tile(dest)))
 
     def place(self, units: list[OwnUnit], centre: int, *, own_land_only: bool = False) -> None:
         """Spread units over free tiles around `centre` (troops one a tile, siege trains with a troop)."""
@@ -1057,7 +1072,7 @@ class Ruler:
                     if b.id in merged or a.men + b.men > (8000 if typ != "catapult" else 3000):
                         continue
                     if mi.dist(mi.index(a.q, a.r), mi.index(b.q, b.r)) <= 2 and b.standing is None:
-                        self.say(f"merge unit={b.id} target={a.id}")
+                        self.say(Merge(unit_id=b.id, target_id=a.id))
                         merged.add(b.id)
                         a.men += b.men  # local bookkeeping only
         for u in units:
@@ -1124,7 +1139,7 @@ class Ruler:
             strikes = d <= (rd.UNITS[u.type].range or 1) + rd.UNITS[u.type].moves  # (erring on striking)
             st = u.standing
             if not (st and st.get("action") == "attack" and tuple(st.get("to", ())) == (t.q, t.r)) or strikes:
-                self.say(f"attack unit={u.id} to={t.q},{t.r}")
+                self.say(Attack(unit_id=u.id, to=(t.q, t.r)))
             if not strikes:
                 continue
             if u.type == "catapult":
@@ -1164,7 +1179,7 @@ class Ruler:
         if "declare_war" not in self.verbs:
             return False
         name = p.names[t.owner].name
-        order = f'declare_war to="{name}"'
+        order = DeclareWar(to=name)
         if order not in self.war_orders:
             self.war_orders.append(order)
             self.notes.append(f"we declare war on {name} to take {t.name}")
@@ -1189,8 +1204,9 @@ class Ruler:
         if not cands:
             return
         u = min(cands, key=lambda x: x[0])[1]
-        self.unit_orders = [o for o in self.unit_orders if o.split()[1:2] != [f"unit={u.id}"]]
-        self.say(f"build unit={u.id} what=camp")
+        self.unit_orders = [o for o in self.unit_orders if isinstance(o, AssignGeneral) or (
+            getattr(o, "unit_id", None) != u.id and getattr(o, "unit_ids", None) != [u.id])]
+        self.say(Build(unit_id=u.id, what="camp"))
 
     def supply(self) -> None:
         """Grain follows the army: wagons to the rally city while troops muster there, and to the troops (or their
@@ -1217,7 +1233,7 @@ class Ruler:
             for w in wagons:  # loaded wagons go where the army camps (or to the convoy on its way)
                 if w.dest is not None and mi.dist(mi.index(*w.dest), dest) > 1 and not p.own_land[
                         mi.index(*w.dest)] and "move" in self.verbs:
-                    self.say(f"move unit={w.id} to={mi.q[dest]},{mi.r[dest]}")
+                    self.say(Move(unit_id=w.id, to=mi.tile(dest)))
                     w.dest = mi.tile(dest)
             men = sum(u.men for u in self.army.units)
             off = [u for u in self.army.units if not self.in_supply(mi.index(u.q, u.r))]
@@ -1257,7 +1273,7 @@ class Ruler:
         amount = int(min(rd.WAGON_CAP, spare, max(10.0, dan)))
         if amount >= 10:
             used.add(c.id)
-            self.say(f"ship_grain city={c.id} dan={amount} to={mi.q[dest]},{mi.r[dest]}")
+            self.say(ShipGrain(city_id=c.id, dan=amount, to=mi.tile(dest)))
 
     # --- cities ------------------------------------------------------------------------------------------------------------
     def order_cities(self) -> None:
@@ -1267,7 +1283,7 @@ class Ruler:
                 continue
             focus = self.focus_for(c)
             if focus is not None and focus != c.focus:
-                self.city_orders.append(f"set_focus city={c.id} focus={focus}")
+                self.city_orders.append(SetFocus(city_id=c.id, focus=focus))
             want, urgent = self.desired_queue(c)
             order = self.refill(c, want, urgent)
             if order:
@@ -1292,7 +1308,7 @@ class Ruler:
                 best = (key, focus)
         return best[1] if best else None
 
-    def desired_queue(self, c: OwnCity) -> tuple[list[str], bool]:
+    def desired_queue(self, c: OwnCity) -> tuple[list[QueueItem], bool]:
         """What a city should build next, in order, and whether the head must replace the current one now."""
         p = self.p
         have = set(c.buildings) | {imp["kind"] for imp in c.improvements}
@@ -1302,8 +1318,8 @@ class Ruler:
         worked = set(p.output(c.id).worked)
         worked_farms = [t for t in farm_sites if t in worked]
         shop_sites = p.free_sites(c.id, "workshop")
-        reqs = sorted(self.requests.get(c.id, []))
-        items: list[tuple[float, str]] = []
+        reqs = sorted(self.requests.get(c.id, []), key=lambda x: (x[0], spec_key(x[1])))
+        items: list[tuple[float, QueueItem]] = []
         urgent = any(pr == 0 for pr, _ in reqs)
         for pr, it in reqs:
             items.append((pr * 10.0 + 5, it))
@@ -1311,55 +1327,54 @@ class Ruler:
         at_war = bool(p.enemies)
         n_scouts = len(self.scouts) + self.queued_items.get("scout", 0)
         if c.id == self.cap.id and n_scouts < (2 if (at_war or month > 40) else 1):
-            items.append((12, "scout"))
+            items.append((12, QueueItem(item="scout")))
         if "palisade" not in have:
-            items.append((15 if (c.is_capital or month > 6) else 45, "palisade"))
+            items.append((15 if (c.is_capital or month > 6) else 45, QueueItem(item="palisade")))
         if "barracks" not in have and (c.is_capital or c.people >= 12000):
-            items.append((18 if c.is_capital else 60, "barracks"))
+            items.append((18 if c.is_capital else 60, QueueItem(item="barracks")))
         used_gp = 0
         if "granary" not in have and used_gp < gp:
-            items.append((25, "granary"))
+            items.append((25, QueueItem(item="granary")))
             used_gp += 1
         if worked_farms and used_gp < gp:
-            items.append((28, "farm"))
+            items.append((28, QueueItem(item="farm")))
             used_gp += 1
         if "workshop" not in have and shop_sites and (c.id == self.cap.id or c.people >= 20000):
-            items.append((22 if c.id == self.cap.id and "workshop" not in self.buildings_any else 70, "workshop"))
+            items.append((22 if c.id == self.cap.id and "workshop" not in self.buildings_any else 70, QueueItem(item="workshop")))
         if "walls" not in have and ("palisade" in have or "palisade" in queued) and (month >= 25 or at_war
                                                                                       or self.threat.get(c.id)):
-            items.append((35 if (at_war or self.threat.get(c.id)) else 65, "walls"))
+            items.append((35 if (at_war or self.threat.get(c.id)) else 65, QueueItem(item="walls")))
         if "forge" not in have and c.id == self.cap.id and month >= 24 and self.output >= 16 and "barracks" in have:
-            items.append((48, "forge"))
+            items.append((48, QueueItem(item="forge")))
         if "stable" not in have and c.id == self.cap.id and month >= 48 and self.output >= 22 and "forge" in have:
-            items.append((75, "stable"))
+            items.append((75, QueueItem(item="stable")))
         if "barracks" not in have and not c.is_capital and c.people < 12000 and month >= 30:
-            items.append((85, "barracks"))
-        while used_gp < gp and len([x for x in items if x[1] == "farm"]) < 2:
-            items.append((55 + 10 * used_gp, "farm"))
+            items.append((85, QueueItem(item="barracks")))
+        while used_gp < gp and len([x for x in items if x[1].item == "farm"]) < 2:
+            items.append((55 + 10 * used_gp, QueueItem(item="farm")))
             used_gp += 1
-        items.sort(key=lambda x: (x[0], x[1]))
-        out: list[str] = []
+        items.sort(key=lambda x: (x[0], spec_key(x[1])))
+        out: list[QueueItem] = []
         for _, it in items:
-            name = item_name(it)
-            if name in rd.BUILDINGS and name in [item_name(o) for o in out]:
+            if it.item in rd.BUILDINGS and it.item in [o.item for o in out]:
                 continue
             out.append(it)
         # Prerequisites must come before what needs them (a refused queue is worse than a slow one).
         out = self.order_prereqs(c, out)
         return out, urgent
 
-    def order_prereqs(self, c: OwnCity, items: list[str]) -> list[str]:
+    def order_prereqs(self, c: OwnCity, items: list[QueueItem]) -> list[QueueItem]:
         have = set(c.buildings) | {imp["kind"] for imp in c.improvements}
         queued_now = {e["item"] for e in c.queue}
-        out: list[str] = []
+        out: list[QueueItem] = []
         seen: set[str] = set()
         for it in items:
-            name = item_name(it)
+            name = it.item
             need = rd.UNITS[name].requires if name in rd.UNITS else ("palisade" if name == "walls" else None)
             if need and need not in have and need not in seen and need not in queued_now:
-                if need in items or need in [item_name(x) for x in items]:
+                if need in [x.item for x in items]:
                     # pull the prerequisite forward
-                    pre = next(x for x in items if item_name(x) == need)
+                    pre = next(x for x in items if x.item == need)
                     if pre not in out:
                         out.append(pre)
                         seen.add(need)
@@ -1370,13 +1385,13 @@ class Ruler:
                 seen.add(name)
         return out
 
-    def refill(self, c: OwnCity, desired: list[str], urgent: bool) -> str | None:
-        current = [entry_spec(e) for e in c.queue]
+    def refill(self, c: OwnCity, desired: list[QueueItem], urgent: bool) -> SetProduction | None:
+        current = [entry_item(e) for e in c.queue]
         if not desired:
             return None
         head_paid = c.queue[0]["paid"] if c.queue else 0.0
-        head_name = item_name(current[0]) if current else None
-        if urgent and current and head_name != item_name(desired[0]) and (
+        head_name = current[0].item if current else None
+        if urgent and current and head_name != desired[0].item and (
                 head_paid <= 0.5 or head_name in rd.FIGHTING_TYPES):
             queue = desired[:QUEUE_AHEAD]
         elif len(current) >= 2:
@@ -1387,20 +1402,20 @@ class Ruler:
         queue = self.valid_queue(c, queue)
         if not queue or queue == current:
             return None
-        return f"set_production city={c.id} queue={','.join(queue)}"
+        return SetProduction(city_id=c.id, queue=queue)
 
-    def valid_queue(self, c: OwnCity, queue: list[str]) -> list[str]:
+    def valid_queue(self, c: OwnCity, queue: list[QueueItem]) -> list[QueueItem]:
         """Drop what the queue check would refuse: doubles, missing prerequisites, too many improvements."""
         p = self.p
         have = set(c.buildings)
         kinds = {imp["kind"] for imp in c.improvements}
         gp = len(p.free_sites(c.id, "farm"))
         shops = len(p.free_sites(c.id, "workshop"))
-        out: list[str] = []
+        out: list[QueueItem] = []
         planned: set[str] = set()
         used_gp = used_shop = 0
         for it in queue:
-            name = item_name(it)
+            name = it.item
             if name in rd.BUILDINGS:
                 if name in have or name in planned:
                     continue
@@ -1409,7 +1424,7 @@ class Ruler:
             elif name in rd.IMPROVEMENTS:
                 if name in ("granary", "workshop") and (name in kinds or name in planned):
                     continue
-                if "@" in it:
+                if it.tile is not None:
                     pass
                 elif name == "workshop":
                     if used_shop >= shops:
