@@ -83,6 +83,10 @@ SPARE_ENGINES = 1
 #: Effective melee strength per man of each type against a city's (usually spearman) defenders.
 MELEE_WORTH = {"levy": 0.85, "spearman": 1.0, "heavy_infantry": 1.6, "cavalry": 1.0, "archer": 0.5}
 STAGING_DISTANCE = 3
+#: A site's worth: the people its land feeds (thousands), its production at full land, its water's growth.
+SITE_FEEDS = 0.6
+SITE_PROD = 2.0
+SITE_WATER = 5.0
 SITE_MIN_SCORE = 9.0
 
 
@@ -565,17 +569,10 @@ class Ruler:
         cands = np.flatnonzero(ok)
         if cands.size == 0:
             return None
-        food_ext = np.append(np.where(p.explored, mi.food, 0), 0)
-        prod_ext = np.append(np.where(p.explored, mi.prod, 0), 0)
-        free_ext = np.append(~owned, False)
-        ring_food = (food_ext[nb] * free_ext[nb]).sum(axis=1) + np.maximum(mi.food, 2)
-        ring_prod = (prod_ext[nb] * free_ext[nb]).sum(axis=1) + np.maximum(mi.prod, 1)
         unknown = (~np.append(p.explored, True)[nb]).sum(axis=1)
-        water = np.choose(mi.water_class.astype(np.int64), [1.0, 0.6, 0.2])
         dist = self.home if colonist is None else distance_field(mi, [origin], self.costs)
-        score = ring_food * 1.0 + ring_prod * 0.8 + 5.0 * water - 0.5 * unknown
         months = dist / 3.0
-        score = score - 0.8 * months
+        score = -0.5 * unknown - 0.8 * months
         far = 12
         if ruin is not None:
             dr = mi.dist_from(mi.index(ruin.q, ruin.r))
@@ -591,7 +588,16 @@ class Ruler:
         score[mi.dist_from(self.cap_idx) > far] = -INF
         best = None
         for i in cands.tolist():
-            s = float(score[i])
+            if score[i] <= -INF / 2:
+                continue
+            # what a city there would make, by the engine's site report (CITY-450): the people its land feeds
+            # and its production at full land, and the growth its water allows
+            site = p.obs.site(int(mi.q[i]), int(mi.r[i]))
+            if site is None:
+                continue
+            worth = (SITE_FEEDS * site.feeds / 1000.0 + SITE_PROD * site.prod_full
+                     + SITE_WATER * rd.WATER_GROWTH[site.water])
+            s = float(score[i]) + worth
             if s < SITE_MIN_SCORE:
                 continue
             key = (-s, int(mi.r[i]), int(mi.q[i]))
@@ -868,31 +874,32 @@ class Ruler:
         left = list(army)
         for e in sorted(threats, key=lambda e: (-size_men(e.size, e.men), e.id)):
             ei = mi.index(e.q, e.r)
-            men = size_men(e.size, e.men)
-            spec = rd.UNITS[e.type]
-            guard = men * spec.defence * (1.0 + float(mi.gm.defence[ei]) + rd.FORTIFY_BONUS)
             strikers: list[OwnUnit] = []
-            blow = 0.0
             # a melee troop not yet beside the enemy needs a free tile beside it to strike from
             free_beside = sum(1 for j in mi.nbr_list[ei]
                               if p.visible[j] and p.can_stop(j, "troop") and j not in self.taken["troop"])
             for u in sorted(left, key=lambda x: (mi.dist(mi.index(x.q, x.r), ei), x.id)):
                 d = mi.dist(mi.index(u.q, u.r), ei)
-                if d > rd.UNITS[u.type].moves or u.men < 500:
-                    continue
                 us = rd.UNITS[u.type]
-                if u.type == "catapult":
+                if d > us.moves or u.men < 500 or u.type == "catapult":
+                    continue
+                if not us.shooter and d > 1 and free_beside <= 0:
+                    continue
+                # the engine's forecast of the fight (the enemy at the top of its size class unless watched):
+                # strike when the enemy clearly loses more and we do not break (the counters are in it)
+                try:
+                    worst = p.obs.fight(u.id, e.id).high
+                except (KeyError, ValueError):
+                    continue
+                if worst.att_broke or worst.att_destroyed:
+                    continue
+                if not (worst.def_broke or worst.def_destroyed or worst.def_lost >= 1.6 * max(1, worst.att_lost)):
                     continue
                 if not us.shooter and d > 1:
-                    if free_beside <= 0:
-                        continue
                     free_beside -= 1
-                counter = rd.COUNTERS.get((u.type, e.type), 1.0)
-                blow += u.men * (us.ranged if us.shooter else us.attack) * counter * (0.5 + u.morale / 200)
                 strikers.append(u)
-                if blow >= 1.6 * guard:
-                    break
-            if blow < 1.6 * guard or not strikers:
+                break
+            if not strikers:
                 continue
             for u in strikers:
                 self.say(Attack(unit_id=u.id, to=(e.q, e.r)))
@@ -1108,26 +1115,15 @@ class Ruler:
         mi = self.mi
         first = [u for u in units if u.type == "catapult"] + [u for u in units if u.type == "archer"]
         melee = sorted((u for u in units if u.type not in ("catapult", "archer")), key=lambda u: (-u.men, u.id))
-        # Follow the month's fight in outline so that no attack is aimed at a city an earlier one already took
-        # (it would be refused as an attack on our own city).
-        # (Here the defenders are reckoned at the low end of what is seen: better one assault too few than one
-        # refused.)
-        low_gar = {"small": 100, "medium": 2000, "large": 6000, "huge": 12000}
-        seen = next((c for c in self.p.foreign_cities if c.id == t.city_id and c.in_sight), None)
-        gar0 = float(t.garrison)
-        if seen is not None:
-            gar0 = float(sum(int(g.men or 0) for g in seen.garrison if rd.UNITS[g.type].fighting)) if seen.garrison \
-                is not None else float(low_gar.get(seen.troops or "", 0))
-        walls, gar, militia = t.walls, gar0, 0.0
-        taken = False
+        # Every troop in reach strikes, engines first (an attack after an earlier one took the city is still
+        # accepted, in case that one fails: COMBAT-420).
         waiting: list[OwnUnit] = []  # melee troops with no free tile in sight beside the city: they close in
         # melee troops not yet beside the city need a free tile beside it to strike from
         # (counting tiles in sight only: one out of sight may hold a troop we cannot see)
         free_beside = sum(1 for j in mi.nbr_list[t.idx]
                           if self.p.visible[j] and self.p.can_stop(j, "troop") and j not in self.taken["troop"])
+        striking: list[int] = []
         for u in first + melee:
-            if taken:
-                break
             if u.men < 300 and u.type != "catapult":
                 continue
             d = mi.dist(mi.index(u.q, u.r), t.idx)
@@ -1140,36 +1136,19 @@ class Ruler:
             st = u.standing
             if not (st and st.get("action") == "attack" and tuple(st.get("to", ())) == (t.q, t.r)) or strikes:
                 self.say(Attack(unit_id=u.id, to=(t.q, t.r)))
-            if not strikes:
-                continue
-            if u.type == "catapult":
-                eng = u.men / rd.ENGINE_CREW
-                walls = max(0.0, walls - rd.ENGINE_WALL_DAMAGE * eng)
-                kills = rd.ENGINE_KILLS * eng
-                if gar > 0:
-                    gar -= kills
-                    if gar < rd.BREAK_UP_BELOW:
-                        gar = 0.0
-                else:
-                    militia -= kills
-                continue
-            if u.type == "archer":
-                gar -= 0.06 * u.men if gar > 0 else 0.0
-                if gar < rd.BREAK_UP_BELOW:
-                    gar = 0.0  # under 100 men a troop breaks up (COMBAT-250)
-                continue
-            before = walls
-            walls = max(0.0, walls - rd.BATTER_PER_1000 * u.men / 1000)
-            if gar > 0:
-                q_att = rd.UNITS[u.type].attack * rd.COUNTERS.get((u.type, "spearman"), 1.0)
-                q_def = 1.3 * 1.25 * (1 + before / 200)
-                gar -= 1.4 * 0.2 * math.sqrt(u.men * min(u.men, max(gar, 1.0))) * math.sqrt(q_att / q_def)
-                if gar < rd.BREAK_UP_BELOW:
-                    gar = 0.0
-            elif walls <= 0 and militia < u.men:
-                taken = True  # this assault is likely to take the city: no more attacks on it this month
-        if waiting and not taken:
-            self.place(waiting, t.idx)
+            if strikes:
+                striking.append(u.id)
+        if waiting:
+            # the engine's forecast of this month's strikes (the city at the low end of what it may hold): if they
+            # take it anyway, the troops waiting for a free tile need not close in
+            taken = False
+            if striking:
+                try:
+                    taken = self.p.obs.siege(t.city_id, striking, months=1, end=0.0).taken_in == 1
+                except KeyError:
+                    taken = False
+            if not taken:
+                self.place(waiting, t.idx)
 
     def declare_on(self, t: Target) -> bool:
         """Be at war with the target's holder (a rival kingdom): declare it, once; False if we cannot."""
