@@ -186,7 +186,8 @@ def cmd_play(args: argparse.Namespace) -> int:
     if any(c == "agent" for c in controllers.values()):
         raise SystemExit("kingdoms play seats AI rulers only; use `kingdoms new` and `kingdoms serve` for agents")
     out = Path(args.out) if args.out else _default_out(label, seed)
-    return play_game(state, label, controllers, out, months=args.months, quiet=args.quiet, setup=setup)
+    return play_game(state, label, controllers, out, months=args.months, quiet=args.quiet or args.json,
+                     setup=setup, as_json=args.json)
 
 
 def _has_standard() -> bool:
@@ -344,7 +345,7 @@ def _add_setup(p: argparse.ArgumentParser) -> None:
     src.add_argument("--random", type=int, metavar="SEED", help="a random map made from this map seed")
     p.add_argument("--kingdoms", type=int, default=3, help="kingdoms on a --random map (2-6, default 3)")
     p.add_argument("--seat", action="append", default=[], metavar="KINGDOM=CONTROLLER",
-                   help="who rules a kingdom: agent, ai, ai:passive, ai:standard (repeatable)")
+                   help="who rules a kingdom: agent, ai, ai:passive, ai:standard, ai:hard (repeatable)")
     p.add_argument("--seed", type=int, help="game seed for every random roll (default: random)")
     p.add_argument("--out", help="path of the game file to write")
 
@@ -376,6 +377,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_setup(p)
     p.add_argument("--months", type=int, help="stop after this many months")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--json", action="store_true", help="print the final table as one JSON object (no progress bar)")
     p.set_defaults(fn=cmd_play)
     p = sub.add_parser("serve", help="serve a game over MCP (stdio for one seat, or HTTP for all)")
     p.add_argument("game")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 import time
 from pathlib import Path
@@ -24,20 +25,22 @@ def _console(stream: Any) -> Console:
 
 
 def play_game(state: GameState, label: str, controllers: dict[str, str], out: Path, *, months: int | None = None,
-              quiet: bool = False, setup: dict[str, Any] | None = None) -> int:
-    """Play until the game ends or `months` months have been resolved; print the table and file paths.
+              quiet: bool = False, setup: dict[str, Any] | None = None, as_json: bool = False) -> int:
+    """Play until the game ends or `months` months have been resolved; print the table and file paths (with
+    `as_json`, one JSON object instead: `result_json`).
 
     `setup` (game.setup_for) is stored so `kingdoms replay --verify` can rebuild the first month."""
     game, _ = Game.create(out, state, scenario=label, controllers=controllers, setup=setup)
     try:
-        return play_out(game, months=months, quiet=quiet)
+        return play_out(game, months=months, quiet=quiet, as_json=as_json)
     finally:
         game.close()
 
 
-def play_out(game: Game, *, months: int | None = None, quiet: bool = False) -> int:
+def play_out(game: Game, *, months: int | None = None, quiet: bool = False, as_json: bool = False) -> int:
     """Let the AI seats of an open game play on (to its end or for `months` months) with a progress bar; print
-    the final table, write the spectator's chronicle and print where the files are."""
+    the final table (with `as_json`: one JSON object, `result_json`), write the spectator's chronicle and print
+    where the files are."""
     out = game.store.path
     state = game.state()
     start = game.month
@@ -65,16 +68,36 @@ def play_out(game: Game, *, months: int | None = None, quiet: bool = False) -> i
                 err.print(f"month {done}/{total}  {done / max(time.time() - started, 1e-6):5.1f} months/s")
     final = game.state()
     elapsed = time.time() - started
-    con = _console(sys.stdout)
-    con.print(summary_table(final))
     chronicle = write_chronicle(game, out.with_suffix(".chronicle.md"))
     played = final.month - start + (1 if final.finished else 0)
+    if as_json:
+        controllers = {seat["kingdom"]: seat["controller"] for seat in game.seats()}
+        print(json.dumps(result_json(final, controllers, label=str(game.meta.get("scenario") or ""),
+                                     months_played=played, seconds=elapsed, game_file=out, chronicle=chronicle)))
+        return 0
+    con = _console(sys.stdout)
+    con.print(summary_table(final))
     con.print(f"\n{played} months in {elapsed:.1f} s. "
               f"{'Game over: ' + str(final.end_reason) if final.finished else 'Game stopped at month ' + str(final.month)}.")
     con.print(f"game file: {out}", soft_wrap=True)
     con.print(f"chronicle: {chronicle}", soft_wrap=True)
     con.print(f"replay page: kingdoms view {out}", soft_wrap=True)
     return 0
+
+
+def result_json(state: GameState, controllers: dict[str, str], *, label: str, months_played: int, seconds: float,
+                game_file: Path, chronicle: Path) -> dict[str, Any]:
+    """The final table as one JSON object, for scripts: the end (reason, month, finished) and per kingdom its
+    controller, result, place, captures, cities, people, troops and men under arms."""
+    kingdoms = []
+    for kid, row in zip(state.kingdoms, kingdom_rows(state), strict=True):
+        kingdoms.append({"id": kid, "name": row["kingdom"], "ruler": row["ruler"], "controller": controllers.get(kid),
+                         "result": row["result"] if row["result"] != "-" else None, "place": row["place"] if row["place"] != "-" else None,
+                         "captures": row["captures"], "cities": row["cities"], "people": row["people"],
+                         "troops": row["troops"], "men": row["men"]})
+    return {"scenario": label, "seed": int(state.seed), "finished": state.finished, "end_reason": state.end_reason,
+            "month": state.month, "months_played": months_played, "seconds": round(seconds, 2),
+            "game_file": str(game_file), "chronicle": str(chronicle), "kingdoms": kingdoms}
 
 
 def kingdom_rows(state: GameState) -> list[dict[str, Any]]:

@@ -78,6 +78,12 @@ def passive_game(tmp_path_factory: pytest.TempPathFactory) -> Played:
 
 
 @pytest.fixture(scope="module")
+def hard_game(tmp_path_factory: pytest.TempPathFactory) -> Played:
+    """A hard ruler (Cao Wei, the first seat) against a standard and a passive one, 50 months."""
+    return play(tmp_path_factory.mktemp("hard") / "g.sqlite", ["hard", "standard", "passive"], 50, keep=(20, 40))
+
+
+@pytest.fixture(scope="module")
 def mixed_game(tmp_path_factory: pytest.TempPathFactory) -> Played:
     """One standard ruler (Eastern Wu, the third seat) against two passive ones, 45 months."""
     return play(tmp_path_factory.mktemp("mix") / "g.sqlite", ["passive", "passive", "standard"], 45)
@@ -87,8 +93,10 @@ def mixed_game(tmp_path_factory: pytest.TempPathFactory) -> Played:
 
 
 def test_levels_and_controllers() -> None:
-    """`ai` means the standard ruler; `ai:passive` and `ai:standard` name the levels; anything else is refused."""
-    assert set(LEVELS) >= {"passive", "standard"}
+    """`ai` means the standard ruler; `ai:passive`, `ai:standard` and `ai:hard` name the levels; anything else is
+    refused."""
+    assert set(LEVELS) >= {"passive", "standard", "hard"}
+    assert level_of("ai:hard") == "hard"
     assert DEFAULT_LEVEL == "standard"
     assert level_of("ai") == "standard"
     assert level_of("ai:passive") == "passive"
@@ -138,7 +146,55 @@ def test_standard_orders_are_never_refused(standard_game: Played, mixed_game: Pl
     assert mixed_game.refused == []
 
 
+def test_hard_orders_are_never_refused(hard_game: Played) -> None:
+    """TURN-050: the hard ruler checks its orders on its believed board before giving them, so none is refused."""
+    assert hard_game.refused == []
+    assert hard_game.accepted[("wei", "set_production")] > 0
+
+
+def test_hard_orders_are_order_models_written_by_the_syntax(hard_game: Played) -> None:
+    """The hard ruler's orders are order models written by orders.syntax.format_order: every line parses back
+    to a model that writes the very same line."""
+    from kingdoms.orders.syntax import ParsedOrder, format_order, parse_orders
+
+    lines = []
+    for state in hard_game.states.values():
+        lines += [ln for ln in decide_orders(observe(state, "wei"), "ai:hard").orders.splitlines() if ln.strip()]
+    assert lines, "the hard ruler gave no orders"
+    for line in lines:
+        (parsed,) = parse_orders(line)
+        assert isinstance(parsed, ParsedOrder) and format_order(parsed.order) == line
+
+
 # --- a short game ----------------------------------------------------------------------------------------------------
+
+
+def test_hard_takes_the_field_scouts_spies_and_feeds_its_march(hard_game: Played) -> None:
+    """Against a standard and a passive ruler the hard ruler raises an army and marches it out (moves, follows),
+    sends a scout and a spy (station_spy), ships grain after its army, and has taken a capture by month 50 (the
+    Ruin is a month's march from nobody: it races for it)."""
+    acc = hard_game.accepted
+    assert acc[("wei", "move")] > 0 and acc[("wei", "station_spy")] > 0
+    assert acc[("wei", "ship_grain")] > 0 and acc[("wei", "attack")] > 0
+    state = hard_game.game.state()
+    from kingdoms.engine.victory import captures
+
+    assert captures(state).get("wei", 0) >= 1 or state.finished
+
+
+def test_hard_note_says_something_new_each_month(hard_game: Played) -> None:
+    """The hard ruler's chronicle note names what changed: no sentence is written twenty months running, and most
+    months' notes differ from the month before."""
+    notes = [n["text"] for n in hard_game.game.store.notes("wei", "note")]
+    assert len(notes) >= 40
+    run = longest = 1
+    for a, b in zip(notes, notes[1:], strict=False):
+        run = run + 1 if a == b else 1
+        longest = max(longest, run)
+    assert longest < 20
+    changed = sum(1 for a, b in zip(notes, notes[1:], strict=False) if a != b)
+    assert changed >= 0.8 * (len(notes) - 1)
+
 
 
 def test_standard_founds_a_city_raises_an_army_and_scouts(mixed_game: Played) -> None:
@@ -178,7 +234,7 @@ def test_note_is_returned_with_the_orders(standard_game: Played) -> None:
 # --- determinism -----------------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("level", ["standard", "passive"])
+@pytest.mark.parametrize("level", ["standard", "passive", "hard"])
 def test_same_view_same_orders(standard_game: Played, level: str) -> None:
     """Deciding twice on the same observation, or on one of a copy of the state, gives the very same orders and note."""
     for month, state in standard_game.states.items():
@@ -242,7 +298,7 @@ def _hide_and_change(state: GameState, kingdom: str) -> GameState:
     return other
 
 
-@pytest.mark.parametrize("level", ["standard", "passive"])
+@pytest.mark.parametrize("level", ["standard", "passive", "hard"])
 def test_orders_ignore_what_the_kingdom_cannot_see(standard_game: Played, level: str) -> None:
     """INTEL: an AI builds its picture from its kingdom's Observation only. Changing every hidden detail of its rivals
     (troops out of sight, cities' granaries, stores, queues, militia, their map memory) changes nothing in

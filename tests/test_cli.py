@@ -78,6 +78,23 @@ def test_play_prints_the_table_and_writes_the_chronicle(tmp_path: Path, capsys: 
     assert f"chronicle: {chronicle}" in text and chronicle.read_text().startswith("# The chronicle of")
 
 
+def test_play_json_prints_the_final_table_as_one_object(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`kingdoms play --json` prints one JSON object: the end (reason, month) and per kingdom its controller,
+    result, place, captures, cities, people, troops and men — a hard ruler seated with --seat among them."""
+    out = tmp_path / "j.sqlite"
+    code, text = run_cli(capsys, "play", "--scenario", "duel", "--seed", "3", "--months", "4", "--seat",
+                         "wei=ai:hard", "--json", "--out", str(out))
+    assert code == 0
+    data = json.loads(text)
+    assert data["month"] == 5 and data["finished"] is False and data["end_reason"] is None
+    rows = {k["id"]: k for k in data["kingdoms"]}
+    assert rows["wei"]["controller"] == "ai:hard" and rows["shu"]["controller"] == "ai:standard"
+    for row in rows.values():
+        assert set(row) >= {"controller", "result", "place", "captures", "cities", "people", "troops", "men"}
+        assert row["result"] is None and row["cities"] >= 1 and row["people"] > 0
+    assert data["game_file"] == str(out) and Path(data["chronicle"]).exists()
+
+
 def test_console_script_runs(tmp_path: Path) -> None:
     """The installed `kingdoms` entry point answers --help (what the README's first command relies on)."""
     exe = Path(sys.executable).with_name("kingdoms")
