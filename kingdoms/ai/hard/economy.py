@@ -78,7 +78,7 @@ def builds_for(an: Analysis, c: OwnCity, strategy: Strategy) -> list[Build]:
         out.append(Build(c.id, "workshop", 32, why="siege engines for stone walls"))
     if cap and "forge" not in have and "barracks" in have and m >= 14 and an.output >= 13:
         out.append(Build(c.id, "forge", 26, why="heavy infantry against pike lines"))
-    if cap and "stable" not in have and "forge" in have and m >= 30 and an.output >= 18:
+    if cap and "stable" not in have and "barracks" in have and (an.enemies or m >= 30) and an.output >= 14:
         out.append(Build(c.id, "stable", 18, why="horse to ride down archers and siege trains"))
     if "walls" not in have and ("palisade" in have) and (
             threatened or (cap and m >= 14) or c.is_ruin or c.captured_by == an.kingdom or m >= 40):

@@ -27,11 +27,12 @@ import numpy as np
 
 from kingdoms import ruledata as rd
 from kingdoms.ai.hard.analysis import Analysis, seen_men
-from kingdoms.ai.hard.forces import upkeep_room
+from kingdoms.ai.hard.forces import can_raise, upkeep_room
 from kingdoms.ai.hard.plan import Build, Proposals, Task
 from kingdoms.ai.hard.strategy import Aim, Strategy, army_units, siege_months
-from kingdoms.hexgrid import Tile, distance
-from kingdoms.orders.models import Attack, Follow, Hold, Merge, Move, ShipGrain, Split
+from kingdoms.hexgrid import Tile, distance, ring
+from kingdoms.orders.models import Attack, Follow, Hold, Merge, Move, Pillage, ShipGrain, Split
+from kingdoms.views.forecast import Troop
 from kingdoms.views.kingdom_view import OwnCity, OwnUnit
 
 #: Troops this close to the target are at the siege.
@@ -40,8 +41,9 @@ AT_TARGET = 4
 STAGING = 3
 #: A march is fed by wagons when it is longer than the rations carried by this margin (months).
 RATION_MARGIN = 0.5
-#: Troops merge up to this many men (a bigger troop batters more walls in one assault, SIEGE-120).
-MERGE_CAP = 12000
+#: Troops merge up to this many men: fewer troops pay less upkeep (RECRUIT-180), more troops assault more often
+#: (each once a month, SIEGE-180).
+MERGE_CAP = 6000
 
 
 @dataclass(slots=True)
@@ -255,7 +257,11 @@ def recruit_builds(an: Analysis, aim: Aim, priority: float) -> list[Build]:
     """Queue the recruits the siege forecast asks for (less what is already queued)."""
     out: list[Build] = []
     queued = dict(an.queued_men)
+    wanted: dict[str, int] = {}
     for t in aim.size.recruits:
+        wanted[t.type] = wanted.get(t.type, 0) + t.men
+    for typ in sorted(wanted, key=lambda k: (k != "catapult", k)):
+        t = Troop(typ, wanted[typ])
         men = t.men + queued.pop(t.type, 0)  # the queued order of this type grows to take them in
         if men < rd.UNITS[t.type].min_men:
             continue
@@ -401,6 +407,58 @@ def _garrisons_stay(an: Analysis, units: list[OwnUnit], wanted: dict[int, int], 
     return free, tasks
 
 
+def raids(an: Analysis, army: list[OwnUnit], taken: set[int], priority: float) -> tuple[list[Task], list[str]]:
+    """Horse raids (BUILD-150..190, COMBAT-290): cavalry at war ride to the land of an enemy city and pillage a
+    farm, granary or workshop on or beside its tile — whichever the issue-time check accepts — then ride off
+    with the moves a strike leaves them; the city's harvest, its granary or its engines go with it."""
+    tasks: list[Task] = []
+    notes: list[str] = []
+    if not an.enemies:
+        return tasks, notes
+    targets = [c for r in sorted(an.rivals) if r in an.enemies for c in an.rivals[r].cities]
+    if not targets:
+        return tasks, notes
+    for u in sorted(army, key=lambda u: u.id):
+        if u.type != "cavalry" or u.id in taken or u.men < 500:
+            continue
+        here = (u.q, u.r)
+        near = min(targets, key=lambda c: (distance((c.q, c.r), here), c.id))
+        ct = (near.q, near.r)
+        if distance(here, ct) > 10:
+            continue
+        if distance(here, ct) <= 3:
+            tiles = [here, *[t for t in ring(here, 1) if an.mi.index(*t) >= 0]]
+            orders = [Pillage(unit_id=u.id, to=t) for t in tiles]
+            results = an.obs.check_orders([], list(orders))
+            hit = next((o for o, r in zip(orders, results, strict=True) if r.ok), None)
+            if hit is not None:
+                back = [t for t in an.free_beside(here, "troop", radius=2) if distance(t, ct) >= 3]
+                plan = (hit, Move(unit_id=u.id, to=back[0])) if back else (hit,)
+                tasks.append(Task(u.id, plan, priority, f"raid {near.name}"))
+                taken.add(u.id)
+                notes.append(f"our horse pillage the land of {near.name}")
+                continue
+        spots = [t for t in ring(ct, 2) if an.mi.index(*t) >= 0 and an.pic.can_stop(an.idx(t), own_ok=False)]
+        if not spots:
+            continue
+        spot = min(spots, key=lambda t: (distance(t, here), t[1], t[0]))
+        t = move_task(u, spot, priority, f"ride on {near.name}")
+        if t is not None:
+            tasks.append(t)
+            taken.add(u.id)
+    return tasks, notes
+
+
+def horse_builds(an: Analysis, army: list[OwnUnit], priority: float) -> list[Build]:
+    """A troop of horse once at war, for raids and to ride down archers and siege trains (COMBAT-110)."""
+    if not an.enemies or not can_raise(an, "cavalry"):
+        return []
+    if any(u.type == "cavalry" for u in army) or an.queued_men.get("cavalry"):
+        return []
+    city = _raiser(an, "cavalry")
+    return [Build(city.id, "cavalry", priority, men=2000, why="horse for raids")] if city is not None else []
+
+
 def plan(an: Analysis, strategy: Strategy, reserved: set[int], wanted: dict[int, int]) -> FieldPlan:
     """The army's month: muster, march or siege, skirmishes on the way (see the module notes). `reserved`: troops
     the defence keeps; `wanted`: the garrison each city should keep (an army troop in it leaves that behind)."""
@@ -412,6 +470,10 @@ def plan(an: Analysis, strategy: Strategy, reserved: set[int], wanted: dict[int,
     tasks, notes = skirmish(an, army, taken, 60.0)
     props.tasks += tasks
     props.notes += notes
+    tasks, notes = raids(an, army, taken, 45.0)
+    props.tasks += tasks
+    props.notes += notes
+    props.builds += horse_builds(an, army, 40.0)
     rest = [u for u in army if u.id not in taken]
     out_of = (rally.q, rally.r) if aim is None else aim.tile
     in_cities = [u for u in rest if u.in_city is not None and wanted.get(u.in_city, 0) > 0

@@ -96,7 +96,7 @@ def plan(an: Analysis, strategy: Strategy, fp: FieldPlan) -> Proposals:
     for n, u in enumerate(order):
         props.tasks.append(Task(u.id, (Attack(unit_id=u.id, to=aim.tile),), 70.0 - n * 0.01, f"strike {aim.name}"))
     rest = [u for u in units if u not in hitting]
-    props.tasks += _wait(an, rest, fp, aim.tile)
+    props.tasks += _wait(an, rest, fp, aim.tile, at_war=True)
     if fc is not None and (fc.taken_in or horizon) > 1 and fp.staging is not None:
         # a siege of months off our land: the first month the largest troop by the staging tile pitches the camp
         # the wagons stock (its strike waits a month), unless one stands there already
@@ -105,12 +105,28 @@ def plan(an: Analysis, strategy: Strategy, fp: FieldPlan) -> Proposals:
     return props
 
 
-def _wait(an: Analysis, units: list, fp: FieldPlan, target: Tile) -> list[Task]:
-    """Troops not striking stand fortified around the staging tile."""
+def _blockade_spots(an: Analysis, target: Tile) -> list[Tile]:
+    """Free tiles of the city's own land two from it: troops there count toward its blockade (SIEGE-150: no
+    harvest, no repairs, walls -5 a month) and stay out of its towers' reach (SIEGE-100)."""
+    owner_land = an.pic.foreign_land
+    out = []
+    for t in ring(target, 2):
+        i = an.mi.index(*t)
+        if i < 0 or not owner_land[i] or an.closed[i] or not an.pic.can_stop(i, own_ok=True):
+            continue
+        out.append(t)
+    return sorted(out, key=lambda t: (t[1], t[0]))
+
+
+def _wait(an: Analysis, units: list, fp: FieldPlan, target: Tile, at_war: bool = False) -> list[Task]:
+    """Troops not striking stand fortified: at war on the city's land two from it (a blockade), else around the
+    staging tile."""
     tasks: list[Task] = []
     if fp.staging is None:
         return [t for u in units if (t := hold_task(u, 40.0, "wait for the army")) is not None]
-    spots = [fp.staging] + an.free_beside(fp.staging, "troop", radius=1)
+    ring_spots = _blockade_spots(an, target) if at_war else []
+    spots = ring_spots + [fp.staging] + an.free_beside(fp.staging, "troop", radius=1)
+    near = set(spots)
     used: set[Tile] = set()
     for u in sorted(units, key=lambda u: (-u.men, u.id)):
         here = (u.q, u.r)
@@ -119,7 +135,7 @@ def _wait(an: Analysis, units: list, fp: FieldPlan, target: Tile) -> list[Task]:
             if t is not None:
                 tasks.append(t)
             continue
-        if distance(here, fp.staging) <= 1 and here not in used and not an.closed[an.idx(here)]:
+        if here in near and here not in used and not an.closed[an.idx(here)]:
             used.add(here)
             t = hold_task(u, 40.0, "wait for the army")
         else:
