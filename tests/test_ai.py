@@ -313,13 +313,27 @@ def test_orders_ignore_what_the_kingdom_cannot_see(standard_game: Played, level:
 # --- strength (opt-in) -----------------------------------------------------------------------------------------------
 
 
-@pytest.mark.slow
-def test_strength_targets() -> None:
-    """scripts/ai_strength.py over 20 seeded games: standard beats passive in 80%+, and games between standard
-    rulers end with a winner in half or more."""
+def _strength_script():  # -> the scripts/ai_strength.py module
     sys.path.insert(0, str(ROOT / "scripts"))
     try:
         import ai_strength
     finally:
         sys.path.pop(0)
-    assert ai_strength.main(["--games", "20", "--check"]) == 0
+    return ai_strength
+
+
+@pytest.mark.slow
+def test_strength_targets() -> None:
+    """scripts/ai_strength.py over 20 seeded games: standard beats passive in 80%+, and games between standard
+    rulers end with a winner in half or more."""
+    assert _strength_script().main(["--games", "20", "--check", "--quiet"]) == 0
+
+
+@pytest.mark.slow
+def test_hard_strength_and_speed_targets() -> None:
+    """scripts/ai_strength.py over 30 seeded games a table, seats rotated: hard beats two standard rulers in 75%+
+    and two passive ones in 95%+ (most wins before month 100); games of three hard rulers end with a winner in
+    60%+; a hard decision takes under 30 ms CPU at the 95th percentile, a three-hard game under 20 s CPU; no
+    order refused."""
+    assert _strength_script().main(["--tables", "hard-std,hard-passive,hard-hard", "--games", "30", "--check",
+                                    "--quiet"]) == 0
