@@ -184,6 +184,7 @@ class Ruler:
         self.campaign = False
         self.anchor = -1
         self.scout_claims: np.ndarray | None = None
+        self.wagon_dest: dict[int, tuple[int, int]] = {}  # wagons sent somewhere new this month
         self.site: int | None = None
 
     # ------------------------------------------------------------------------------------------------------------
@@ -1075,13 +1076,14 @@ class Ruler:
             for k, a in enumerate(group):
                 if a.id in merged:
                     continue
+                men = a.men  # what `a` will hold after this month's merges (the observation is not touched)
                 for b in group[k + 1:]:
-                    if b.id in merged or a.men + b.men > (8000 if typ != "catapult" else 3000):
+                    if b.id in merged or men + b.men > (8000 if typ != "catapult" else 3000):
                         continue
                     if mi.dist(mi.index(a.q, a.r), mi.index(b.q, b.r)) <= 2 and b.standing is None:
                         self.say(Merge(unit_id=b.id, target_id=a.id))
                         merged.add(b.id)
-                        a.men += b.men  # local bookkeeping only
+                        men += b.men
         for u in units:
             if u.id not in merged:
                 left.append(u)
@@ -1213,7 +1215,7 @@ class Ruler:
                 if w.dest is not None and mi.dist(mi.index(*w.dest), dest) > 1 and not p.own_land[
                         mi.index(*w.dest)] and "move" in self.verbs:
                     self.say(Move(unit_id=w.id, to=mi.tile(dest)))
-                    w.dest = mi.tile(dest)
+                    self.wagon_dest[w.id] = mi.tile(dest)
             men = sum(u.men for u in self.army.units)
             off = [u for u in self.army.units if not self.in_supply(mi.index(u.q, u.r))]
             room = sum(max(0.0, rd.MAX_RATION_MONTHS * u.men / 1000 - u.rations) for u in off)
@@ -1227,9 +1229,14 @@ class Ruler:
             self.ship(dest, dan, used)
 
     def inflight(self, wagons: list[OwnUnit], i: int, radius: int) -> float:
-        """Grain aboard own wagons heading within `radius` of flat index i."""
+        """Grain aboard own wagons heading within `radius` of flat index i (where this month's orders send them)."""
         mi = self.mi
-        return sum(w.cargo for w in wagons if w.dest is not None and mi.dist(mi.index(*w.dest), i) <= radius)
+        total = 0.0
+        for w in wagons:
+            dest = self.wagon_dest.get(w.id, w.dest)
+            if dest is not None and mi.dist(mi.index(*dest), i) <= radius:
+                total += w.cargo
+        return total
 
     def ship(self, dest: int, dan: float, used: set[int]) -> None:
         """A wagon of up to 60 dan from the city with grain to spare nearest `dest`."""

@@ -19,7 +19,6 @@ kingdom cannot see (true men, people, militia, walls, whether it is really the c
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -134,9 +133,6 @@ class SiegeForecast:
     taken_in: int | None
     lost: int
     placed: int
-
-
-Force = Sequence["int | Troop"]
 
 
 # =============================================================================================================
@@ -468,11 +464,6 @@ def siege(board: GameState, kingdom: str, sight: Sight, city_id: int, force: Seq
         if not any(u.id in b.units for u in shooters + melee):
             break
     return SiegeForecast(city_id, dfn.exact if dfn is not None else True, tuple(out), taken_in, total_lost, placed)
-
-
-def replace_troop(troop: Troop, **changes: object) -> Troop:
-    """A copy of a Troop with some fields changed."""
-    return dataclasses.replace(troop, **changes)  # type: ignore[arg-type]
 
 
 __all__ = [

@@ -27,7 +27,7 @@ import numpy as np
 
 from kingdoms import ruledata as rd
 from kingdoms.ai.hard.analysis import Analysis, seen_men
-from kingdoms.ai.hard.forces import can_raise, upkeep_room
+from kingdoms.ai.hard.forces import can_raise, counter_to, upkeep_room
 from kingdoms.ai.hard.plan import Build, Proposals, Task
 from kingdoms.ai.hard.strategy import Aim, Strategy, army_units, siege_months
 from kingdoms.hexgrid import Tile, distance, ring
@@ -193,12 +193,13 @@ def _gather(an: Analysis, units: list[OwnUnit], rally: OwnCity, toward: Tile | N
     for typ in sorted(by_type):
         group = sorted(by_type[typ], key=lambda u: (-u.men, u.id))
         head = group[0]
+        men = head.men  # what the head troop will hold after this month's merges
         for other in group[1:]:
-            if (head.men + other.men <= MERGE_CAP and distance((other.q, other.r), (head.q, head.r)) <= 3
+            if (men + other.men <= MERGE_CAP and distance((other.q, other.r), (head.q, head.r)) <= 3
                     and distance((head.q, head.r), centre) <= 2 and not head.standing):
                 tasks.append(Task(other.id, (Merge(unit_id=other.id, target_id=head.id),), priority, why))
                 merged.add(other.id)
-                head.men += other.men  # local bookkeeping only
+                men += other.men
     spots = an.free_beside(centre, "troop", own_land=True, radius=2)
     if toward is not None:
         spots.sort(key=lambda t: (distance(t, centre) > 1, distance(t, toward), t[1], t[0]))
@@ -209,15 +210,11 @@ def _gather(an: Analysis, units: list[OwnUnit], rally: OwnCity, toward: Tile | N
             continue
         here = (u.q, u.r)
         if _slot(u) == "siege":
-            if main is not None and main.id != u.id:
-                t = follow_task(main, u, priority, why) if distance((main.q, main.r), here) > 0 else None
-                spot = (main.q, main.r)
-                if distance(here, centre) <= 2 and an.pic.own_land[an.idx(here)]:
-                    continue
-                t2 = move_task(u, spot, priority, why)
-                if t2 is not None:
-                    tasks.append(t2)
-                del t
+            # a siege train musters with the largest troop, sharing its tile (its escort, MOVE-150)
+            if main is not None and not (distance(here, centre) <= 2 and an.pic.own_land[an.idx(here)]):
+                t = move_task(u, (main.q, main.r), priority, why)
+                if t is not None:
+                    tasks.append(t)
             continue
         if distance(here, centre) <= 2 and an.pic.own_land[an.idx(here)] and here not in used:
             used.add(here)
@@ -349,6 +346,7 @@ def skirmish(an: Analysis, army: list[OwnUnit], taken: set[int], priority: float
     for e in sorted(enemies, key=lambda e: (-seen_men(e), e.id)):
         et = (e.q, e.r)
         best = None
+        rank = {t: n for n, t in enumerate(counter_to(an, e.type))}  # the counter triangle (COMBAT-110) first
         for u in free:
             if u.id in taken:
                 continue
@@ -367,7 +365,7 @@ def skirmish(an: Analysis, army: list[OwnUnit], taken: set[int], priority: float
             good = worst.def_broke or worst.def_destroyed or ratio >= 1.8
             if not good:
                 continue
-            key = (not (worst.def_broke or worst.def_destroyed), -ratio, u.id)
+            key = (not (worst.def_broke or worst.def_destroyed), rank.get(u.type, 9), -ratio, u.id)
             if best is None or key < best[0]:
                 best = (key, u)
         if best is None:

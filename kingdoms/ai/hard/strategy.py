@@ -61,10 +61,6 @@ class Aim:
     committed: bool
     horizon: int  # months its siege may take by the forecast
 
-    @property
-    def at_peace(self) -> bool:
-        return False
-
 
 @dataclass(slots=True)
 class Strategy:
