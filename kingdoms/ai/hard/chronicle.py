@@ -37,6 +37,21 @@ def _army_name(an: Analysis, fp: FieldPlan) -> str:
     return f"our {men:,} men"
 
 
+def _works(an: Analysis) -> str | None:
+    """What the capital is building, and how far along it is (it moves every month while anything is queued)."""
+    c = an.capital
+    fig = an.obs.figures.cities.get(c.id)
+    head = fig.head if fig is not None else None
+    if head is None:
+        return None
+    what = head.item.replace("_", " ")
+    if head.men:
+        what = f"{head.men:,} {what}"
+    done = f"{head.paid:.0f} of {head.price:.0f}" if head.price and not head.men else ""
+    when = f", done in {head.months} month{'s' if head.months != 1 else ''}" if head.months else ""
+    return f"{c.name} works on {what} ({done}{when})" if done else f"{c.name} works on {what}{when}"
+
+
 def note(an: Analysis, strategy: Strategy, fp: FieldPlan, notes: list[str]) -> str:
     """The month's note."""
     parts: list[str] = []
@@ -65,5 +80,9 @@ def note(an: Analysis, strategy: Strategy, fp: FieldPlan, notes: list[str]) -> s
     if extra:
         parts.append(extra[0])
     parts.extend(strategy.notes[:1])
+    if len(parts) < 3:
+        works = _works(an)
+        if works:
+            parts.append(works)
     text = "; ".join(parts[:4]) if parts else f"Month {an.month}: {len(an.cities)} cities hold"
     return f"M{an.month}: " + text[0].upper() + text[1:] + "."

@@ -16,6 +16,8 @@ engine on the believed board (Observation.outlooks, .free_sites, .sites, .price)
 
 from __future__ import annotations
 
+import numpy as np
+
 from kingdoms.ai.hard.analysis import Analysis
 from kingdoms.ai.hard.plan import Build, Proposals, Task
 from kingdoms.ai.hard.strategy import Strategy
@@ -110,23 +112,40 @@ def colonist_builds(an: Analysis, strategy: Strategy) -> list[Build]:
     return [Build(best[1].id, "colonists", 20, why="a new city")]
 
 
+#: Sites weighed at most, nearest first (each is an engine site report).
+SITES_WEIGHED = 12
+
+
 def choose_site(an: Analysis, origin: Tile) -> Tile | None:
-    """The best site to found a city near home: most people fed, then production, not too far, away from rivals."""
-    sites = an.obs.sites(near=[(c.q, c.r) for c in an.cities], radius=7, limit=40)
+    """The best site to found a city near home, by the engine's site report (CITY-450: the people its land feeds,
+    its production at full land, its water): the nearest free explored tiles within seven of `origin` are
+    weighed, away from rivals and the Ruin."""
+    mi = an.mi
+    held = an.obs.land.held | an.pic.own_land | an.pic.foreign_land
+    ext = np.append(held, False)
+    near_held = held | ext[mi.nbr].any(axis=1)
+    d = mi.dist_from(an.idx(origin))
+    ok = an.pic.explored & mi.land & mi.passable & ~near_held & (d >= 3) & (d <= 7)
     rivals = [(c.q, c.r) for r in an.rivals.values() for c in r.cities]
     ruin = an.obs.view.ruin
+    cands = sorted(np.flatnonzero(ok).tolist(), key=lambda i: (int(d[i]), int(mi.r[i]), int(mi.q[i])))
     best = None
-    for s in sites:
-        if s.water == "dry" or s.distance is None or s.distance > 7:
+    weighed = 0
+    for i in cands:
+        t = mi.tile(i)
+        if any(distance(t, r) <= 5 for r in rivals) or (ruin is not None and distance(t, (ruin.q, ruin.r)) <= 3):
             continue
-        if any(distance(s.tile, t) <= 5 for t in rivals):
+        site = an.obs.site(*t)
+        if site is None:
             continue
-        if ruin is not None and distance(s.tile, (ruin.q, ruin.r)) <= 3:
-            continue
-        score = s.feeds / 1000.0 + 1.5 * s.prod_full - 1.2 * distance(s.tile, origin)
-        key = (-score, s.tile[1], s.tile[0])
-        if best is None or key < best[0]:
-            best = (key, s.tile)
+        weighed += 1
+        if site.water != "dry":
+            score = site.feeds / 1000.0 + 1.5 * site.prod_full - 1.2 * distance(t, origin)
+            key = (-score, t[1], t[0])
+            if best is None or key < best[0]:
+                best = (key, t)
+        if weighed >= SITES_WEIGHED:
+            break
     return best[1] if best else None
 
 

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from kingdoms import ruledata as rd
+from kingdoms.ai.common import INF
 from kingdoms.ai.hard.analysis import Analysis, seen_men
 from kingdoms.ai.hard.forces import can_raise, counter_to, upkeep_room
 from kingdoms.ai.hard.plan import Build, Proposals, Task
@@ -109,6 +110,16 @@ def staging_tile(an: Analysis, aim: Aim, origin: Tile) -> Tile | None:
         if best is None or key < best[0]:
             best = (key, i)
     return mi.tile(best[1]) if best is not None else None
+
+
+def march_months(an: Analysis, u: OwnUnit, to: Tile) -> float:
+    """Months a march of `u` to `to` takes, by the planning field over the known map (move costs of the terrain
+    it has seen, rivers and closed land counted; common.distance_field), at the unit's moves a month: a plan's
+    figure, cheaper than routing (the order's own check routes it exactly)."""
+    cost = float(an.field_from((u.q, u.r))[an.idx(to)])
+    if cost >= INF / 2:
+        cost = 1.6 * distance((u.q, u.r), to)
+    return cost / rd.UNITS[u.type].moves
 
 
 def _lead(units: list[OwnUnit]) -> OwnUnit:
@@ -297,26 +308,36 @@ def _food_months(an: Analysis, units: list[OwnUnit]) -> float:
     return food / need if need > 0 else 99.0
 
 
-def supply(an: Analysis, army: list[OwnUnit], dest: Tile, siege_months: int) -> list[ShipGrain]:
+def supply(an: Analysis, army: list[OwnUnit], dest: Tile, siege_months: int) -> tuple[list[ShipGrain], list[Task]]:
     """Grain for a campaign longer than the rations the troops carry (SUPPLY-070, SUPPLY-100..140): when the army
-    sets out, wagons from the cities with grain to spare march to where it goes (the staging tile, away from
-    every city of ours: there a wagon with no march left hands its grain out as rations month by month, or
-    stocks the camp pitched there); later, more when the troops there run short."""
+    sets out, wagons from the cities with grain to spare march to where it goes (the staging tile); once clear of
+    our cities (beside one a wagon would pour its grain back into its granary) they follow the army's largest
+    troop, sharing its tile (escorted, MOVE-150), and every month hand out rations to the troops beside them;
+    more go out when the troops run short."""
     main = _main(army)
     if main is None:
-        return []
+        return [], []
     here = (main.q, main.r)
-    months = an.obs.months_to(main.id, [dest])
-    months = float(months) if months is not None else float(distance(here, dest)) / 2.0
+    tasks: list[Task] = []
+    beside_home = {t for c in an.cities for t in [(c.q, c.r), *ring((c.q, c.r), 1)]}
+    for w in an.wagons:
+        if w.cargo <= 0.5 or _following(w) == main.id or (w.q, w.r) in beside_home:
+            continue
+        if w.dest is not None and an.pic.own_land[an.idx(w.dest)] and distance(w.dest, dest) > 2:
+            continue  # grain on its way to a city of ours
+        if distance((w.q, w.r), here) <= 4 and here not in beside_home:
+            tasks.append(Task(w.id, (Follow(unit_id=w.id, target_id=main.id),), 30.0, "grain goes with the army"))
+    months = march_months(an, main, dest)
     eaters = [u for u in army if u.men > 0]
     per_month = sum(u.men for u in eaters) / 1000.0
     carried = sum(u.rations for u in eaters)
     cargo = sum(w.cargo for w in an.wagons if w.cargo > 0.5 and (
-        distance((w.q, w.r), dest) <= 2 or (w.dest is not None and distance(w.dest, dest) <= 2)))
+        _following(w) is not None or distance((w.q, w.r), dest) <= 2
+        or (w.dest is not None and distance(w.dest, dest) <= 2)))
     camps = sum(c.grain for c in an.obs.view.camps if distance((c.q, c.r), dest) <= 3)
     short = (months + siege_months) * per_month - carried - cargo - camps
-    if short <= 8.0 or any(distance(dest, (c.q, c.r)) <= 1 for c in an.cities):
-        return []
+    if short <= 8.0 or dest in beside_home:
+        return [], tasks
     out: list[ShipGrain] = []
     for c in sorted(an.cities, key=lambda c: (distance((c.q, c.r), dest), c.id)):
         if c.restless or c.id in an.threats:
@@ -330,7 +351,7 @@ def supply(an: Analysis, army: list[OwnUnit], dest: Tile, siege_months: int) -> 
             short -= dan
         if short <= 8.0 or len(out) >= 2:
             break
-    return out
+    return out, tasks
 
 
 def skirmish(an: Analysis, army: list[OwnUnit], taken: set[int], priority: float) -> tuple[list[Task], list[str]]:
@@ -502,7 +523,7 @@ def plan(an: Analysis, strategy: Strategy, reserved: set[int], wanted: dict[int,
     troops = [u for u in rest if _slot(u) == "troop"]
     # Set out with the rations of the march at least (wagons go along for the siege): a troop on its land
     # refills a month of rations a month from its city's granary (SUPPLY-050).
-    trip = float(an.obs.months_to(main.id, [staging]) or 0) if main is not None and staging is not None else 0.0
+    trip = march_months(an, main, staging) if main is not None and staging is not None else 0.0
     fed = all(_ration_months(an, u) >= min(float(rd.MAX_RATION_MONTHS) - 0.5, trip + 1.0) for u in troops
               if an.pic.own_land[an.idx((u.q, u.r))])
     if fed and main is not None and an.pic.own_land[an.idx((main.q, main.r))]:
@@ -533,7 +554,9 @@ def plan(an: Analysis, strategy: Strategy, reserved: set[int], wanted: dict[int,
         props.tasks += splits
         props.tasks += column(an, away, staging, 30.0, f"march on {aim.name}")
     if phase in ("march", "siege") and staging is not None:
-        props.kingdom += supply(an, rest, staging, siege_months(an, aim))
+        ships, wagon_tasks = supply(an, rest, staging, siege_months(an, aim))
+        props.kingdom += ships
+        props.tasks += wagon_tasks
     elif phase == "muster":
         if main is not None and not an.pic.own_land[an.idx((main.q, main.r))]:
             props.tasks += column(an, rest, home_tile, 20.0, f"back to {rally.name}")

@@ -40,16 +40,18 @@ def _rotate(v: Tile, turns: int) -> Tile:
 
 def guessed_capitals(an: Analysis) -> list[Tile]:
     """Where rivals' landings should be (VIC-130: the Ruin about equally far from every landing): the own
-    capital's offset from the Ruin turned a third of a circle each way, kept on the map."""
+    capital's offset from the Ruin turned round the Ruin by equal shares of a circle, one per other kingdom
+    (to the nearest sixth: a hex grid turns by sixths), kept on the map."""
     ruin = an.obs.view.ruin
     if ruin is None:
         return []
+    n = max(2, len(an.obs.view.kingdoms))
     v = (an.capital.q - ruin.q, an.capital.r - ruin.r)
+    turns = sorted({round(6 * k / n) % 6 for k in range(1, n)} - {0})
     out = []
-    for turns in (2, 4):
-        dq, dr = _rotate(v, turns)
-        t = (ruin.q + dq, ruin.r + dr)
-        out.append(_onto_map(an, t))
+    for turn in turns:
+        dq, dr = _rotate(v, turn)
+        out.append(_onto_map(an, (ruin.q + dq, ruin.r + dr)))
     return out
 
 

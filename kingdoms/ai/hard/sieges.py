@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from kingdoms import ruledata as rd
 from kingdoms.ai.hard.analysis import Analysis
-from kingdoms.ai.hard.field import FieldPlan, hold_task, move_task
+from kingdoms.ai.hard.field import FieldPlan, column, hold_task, move_task
 from kingdoms.ai.hard.plan import Proposals, Task
 from kingdoms.ai.hard.strategy import RUIN_SIEGE_MONTHS, Strategy, siege_months
 from kingdoms.hexgrid import Tile, distance, ring
@@ -80,10 +80,17 @@ def plan(an: Analysis, strategy: Strategy, fp: FieldPlan) -> Proposals:
     if strike and not at_war and waiting and fc is not None and fc.taken_in > 1:
         strike = False  # the rest of the army is coming: strike once, all together
     if not strike:
-        coming = bool(waiting) or sum(an.queued_men.values()) >= 1000
-        props.tasks += _wait(an, units, fp, aim.tile)
-        props.notes.append(f"our army waits before {aim.name} for " + ("the rest of the army" if coming
-                                                                        else "its moment"))
+        # wait for troops on their way here; at war keep the blockade; with nothing coming at peace, go home
+        coming = [u for u in waiting if _heading_for(u, fp, aim.tile)]
+        if coming or at_war:
+            props.tasks += _wait(an, units, fp, aim.tile, at_war=at_war)
+            props.notes.append(f"our army waits before {aim.name} for " + ("the rest of the army" if coming
+                                                                            else "its moment"))
+        elif fp.rally is not None:
+            spots = an.free_beside((fp.rally.q, fp.rally.r), "troop", own_land=True, radius=2)
+            home = spots[0] if spots else (fp.rally.q, fp.rally.r)
+            props.tasks += column(an, units, home, 40.0, f"back to {fp.rally.name}")
+            props.notes.append(f"{aim.name} stands too strong for now: our army turns back to {fp.rally.name}")
         return props
     if not at_war:
         props.kingdom.append(DeclareWar(to=an.rivals[owner].name))
@@ -116,6 +123,15 @@ def _blockade_spots(an: Analysis, target: Tile) -> list[Tile]:
             continue
         out.append(t)
     return sorted(out, key=lambda t: (t[1], t[0]))
+
+
+def _heading_for(u, fp: FieldPlan, target: Tile) -> bool:
+    """A troop on its way to the target: marching (or following a troop) toward the staging tile."""
+    st = u.standing or {}
+    to = st.get("to")
+    if st.get("action") == "move" and to and fp.staging is not None and distance((to[0], to[1]), fp.staging) <= 2:
+        return True
+    return st.get("action") == "follow"
 
 
 def _wait(an: Analysis, units: list, fp: FieldPlan, target: Tile, at_war: bool = False) -> list[Task]:

@@ -230,7 +230,7 @@ def plan(an: Analysis, reserved: set[int]) -> Strategy:
     if an.leading:
         # Ahead in the race: hold what we have (VIC-160); go out only for a kingdom's capital or something close
         # and cheap, never a long campaign that leaves our captures open.
-        scored = [x for x in scored if x[5] or x[3] == "capital" or x[4] <= 5.0]
+        scored = [x for x in scored if x[5] or x[4] <= 5.0 or (x[3] == "capital" and x[4] <= 8.0)]
     desperate = leader in an.rivals and an.lead_months >= 20
     best: Aim | None = None
     # A campaign under way goes on while the forecast still takes its city: at war (the siege begun) at the middle
