@@ -8,8 +8,9 @@
 - **queues**: each city's builds, highest priority first, behind the item it is working on (so its progress
   stays) unless an urgent build must go first; buildings it has or queues are left out, a troop whose building
   the city lacks is dropped, and an unchanged queue is not ordered again;
-- **order**: declarations first (an attack the same month needs the war, DIPLO-090), then sabotage, then the
-  units' orders (the siege's volleys before its assaults), then grain, production and focus;
+- **order**: declarations first (an attack the same month needs the war, DIPLO-090), then sabotage, then
+  generals taking command (before their troops move off), then the units' orders (the siege's volleys before
+  its assaults), then grain, production and focus;
 - **check**: the whole list goes through the issue-time check on the believed board (Observation.check_orders);
   a refused order is dropped and the rest checked again, so no order given is ever refused.
 
@@ -21,7 +22,7 @@ from __future__ import annotations
 from kingdoms import ruledata as rd
 from kingdoms.ai.hard.analysis import Analysis
 from kingdoms.ai.hard.plan import Build, Proposals, Task
-from kingdoms.orders.models import DeclareWar, OrderModel, QueueItem, Sabotage, SetProduction
+from kingdoms.orders.models import AssignGeneral, DeclareWar, OrderModel, QueueItem, Sabotage, SetProduction
 from kingdoms.views.kingdom_view import OwnCity
 
 #: Items a queue holds ahead.
@@ -188,7 +189,8 @@ def settle(an: Analysis, share: float, props: Proposals) -> list[OrderModel]:
     sabotage = [o for o in props.kingdom if isinstance(o, Sabotage)]
     seen_sab: set[int] = set()
     sabotage = [s for s in sabotage if not (s.city_id in seen_sab or seen_sab.add(s.city_id))]
-    other = [o for o in props.kingdom if not isinstance(o, (DeclareWar, Sabotage))]
+    assign = [o for o in props.kingdom if isinstance(o, AssignGeneral)]
+    other = [o for o in props.kingdom if not isinstance(o, (DeclareWar, Sabotage, AssignGeneral))]
     orders: list[OrderModel] = []
     names: set[str] = set()
     for d in declares:
@@ -196,6 +198,7 @@ def settle(an: Analysis, share: float, props: Proposals) -> list[OrderModel]:
             names.add(d.to)
             orders.append(d)
     orders += sabotage
+    orders += assign  # before any troop moves: a general joins a troop within 2 tiles of him (GEN-060)
     for t in tasks:
         orders += list(t.orders)
     orders += other

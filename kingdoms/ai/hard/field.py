@@ -32,7 +32,7 @@ from kingdoms.ai.hard.forces import can_raise, counter_to, upkeep_room
 from kingdoms.ai.hard.plan import Build, Proposals, Task
 from kingdoms.ai.hard.strategy import Aim, Strategy, army_units, siege_months
 from kingdoms.hexgrid import Tile, distance, ring
-from kingdoms.orders.models import Attack, Follow, Hold, Merge, Move, Pillage, ShipGrain, Split
+from kingdoms.orders.models import AssignGeneral, Attack, Follow, Hold, Merge, Move, Pillage, ShipGrain, Split
 from kingdoms.views.forecast import Troop
 from kingdoms.views.kingdom_view import OwnCity, OwnUnit
 
@@ -478,6 +478,28 @@ def horse_builds(an: Analysis, army: list[OwnUnit], priority: float) -> list[Bui
     return [Build(city.id, "cavalry", priority, men=2000, why="horse for raids")] if city is not None else []
 
 
+def generals(an: Analysis, priority: float) -> list[Task]:
+    """A general waiting in a city takes the largest troop within his reach that has none (GEN-060/110: x1.1 and
+    up in the field), field troops before garrisons; given first, while the two still stand within reach."""
+    tasks: list[Task] = []
+    led = {g.unit_id for g in an.obs.view.generals if g.unit_id is not None}
+    given: set[int] = set()
+    for g in sorted(an.obs.view.generals, key=lambda g: g.id):
+        if g.city_id is None or g.city_id not in an.city_by_id:
+            continue
+        c = an.city_by_id[g.city_id]
+        cands = [u for u in an.pic.units if rd.UNITS[u.type].fighting and u.type != "catapult" and u.men >= 500
+                 and u.id not in led and u.id not in given
+                 and distance((u.q, u.r), (c.q, c.r)) <= rd.GENERAL_REACH]
+        if not cands:
+            continue
+        u = max(cands, key=lambda x: (x.in_city is None, x.men, -x.id))
+        given.add(u.id)
+        tasks.append(Task(u.id, (AssignGeneral(general_id=g.id, unit_id=u.id),), priority,
+                          f"General {g.name} takes command"))
+    return tasks
+
+
 def plan(an: Analysis, strategy: Strategy, reserved: set[int], wanted: dict[int, int]) -> FieldPlan:
     """The army's month: muster, march or siege, skirmishes on the way (see the module notes). `reserved`: troops
     the defence keeps; `wanted`: the garrison each city should keep (an army troop in it leaves that behind)."""
@@ -493,6 +515,7 @@ def plan(an: Analysis, strategy: Strategy, reserved: set[int], wanted: dict[int,
     props.tasks += tasks
     props.notes += notes
     props.builds += horse_builds(an, army, 40.0)
+    props.kingdom += [o for t in generals(an, 90.0) for o in t.orders]
     rest = [u for u in army if u.id not in taken]
     out_of = (rally.q, rally.r) if aim is None else aim.tile
     in_cities = [u for u in rest if u.in_city is not None and wanted.get(u.in_city, 0) > 0
