@@ -20,8 +20,11 @@ from kingdoms.hexgrid import Tile, distance
 from kingdoms.views.kingdom_view import OwnCity, OwnUnit, SeenCity, SeenUnit
 from kingdoms.views.observation import Observation
 
-#: Enemy troops this close to an own city count as a threat to it.
+#: Foreign troops this close to an own city count as a threat to it; a big force (LARGE_FORCE men or more) from
+#: farther off, WATCH_RADIUS, when it could be aimed at the capital or the Ruin.
 THREAT_RADIUS = 4
+WATCH_RADIUS = 7
+LARGE_FORCE = 5000
 
 
 @dataclass(slots=True)
@@ -197,8 +200,13 @@ def analyse(obs: Observation) -> Analysis:
     lead = view.lead or {}
     threats: dict[int, Threat] = {}
     for c in cities:
+        radius = THREAT_RADIUS
+        if c.is_capital or c.is_ruin:
+            big = sum(seen_men(u) for u in foreign if u.owner in rivals and rd.UNITS[u.type].fighting
+                      and distance((u.q, u.r), (c.q, c.r)) <= WATCH_RADIUS)
+            radius = WATCH_RADIUS if big >= LARGE_FORCE else THREAT_RADIUS
         near = [u for u in foreign if u.owner in rivals and rd.UNITS[u.type].fighting
-                and distance((u.q, u.r), (c.q, c.r)) <= THREAT_RADIUS]
+                and distance((u.q, u.r), (c.q, c.r)) <= radius]
         if near:
             threats[c.id] = Threat(c.id, sum(seen_men(u) for u in near), sorted(near, key=lambda u: u.id),
                                    sorted({u.owner for u in near}),

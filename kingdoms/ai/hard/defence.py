@@ -75,12 +75,23 @@ def needed_garrison(an: Analysis, c: OwnCity, t: Threat) -> int:
     # The forecast runs on the city as it stands; more garrison is judged by the same fight with a stronger
     # defender, so the extra men are tried as a planned garrison on a copy: the city's own troop grows.
     typ = garrison_type(an, c)
-    for extra in GARRISON_STEPS[1:]:
-        got = an.obs.threat(c.id, troops, by, months=HOLD_MONTHS, start=start, garrison=Troop(typ, have_men + extra,
-                                                                                             fortified=True))
-        if got.taken_in is None:
-            return have_men + extra
-    return have_men + GARRISON_STEPS[-1]
+
+    def holds(extra: int) -> bool:
+        got = an.obs.threat(c.id, troops, by, months=HOLD_MONTHS, start=start,
+                            garrison=Troop(typ, have_men + extra, fortified=True))
+        return got.taken_in is None
+
+    steps = list(GARRISON_STEPS[1:])
+    if not holds(steps[-1]):
+        return have_men + steps[-1]
+    lo, hi = -1, len(steps) - 1  # bisect: the smallest step that holds
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if holds(steps[mid]):
+            hi = mid
+        else:
+            lo = mid
+    return have_men + steps[hi]
 
 
 def baseline(an: Analysis, c: OwnCity) -> int:
