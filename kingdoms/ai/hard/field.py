@@ -551,13 +551,16 @@ def plan(an: Analysis, strategy: Strategy, reserved: set[int], wanted: dict[int,
               if an.pic.own_land[an.idx((u.q, u.r))])
     if fed and main is not None and an.pic.own_land[an.idx((main.q, main.r))]:
         # ... and grain for the siege: what the troops carry and what two wagons could bring from the granaries
-        need = (trip + min(3, siege_months(an, aim))) * sum(u.men for u in rest) / 1000.0
+        months = float(aim.size.taken_in or siege_months(an, aim))  # the siege the forecast expects
+        need = (trip + months) * sum(u.men for u in rest) / 1000.0
         spare = sum(max(0.0, c.grain - rd.RATION_RESERVE_SHARE * _granary_cap(c) - 10) for c in an.cities
                     if not c.restless)
         sent = sum(w.cargo for w in an.wagons if staging is not None and (
             distance((w.q, w.r), staging) <= 2 or (w.dest is not None and distance(w.dest, staging) <= 2)))
         fed = sum(u.rations for u in rest) + sent + min(spare, 2 * rd.WAGON_CAP) >= 0.8 * need
-    hungry = _food_months(an, at_target) < 1.0
+    # out of food before the walls: back to eat, unless the forecast has the city falling within a month or two
+    soon = aim.size.taken_in is not None and aim.size.taken_in <= 2
+    hungry = _food_months(an, at_target) < (0.0 if soon else 1.0)
     if aim.size.recruits:
         props.builds += recruit_builds(an, aim, 50.0)
     phase = "muster"

@@ -174,6 +174,12 @@ def spy_targets(an: Analysis, strategy: Strategy) -> list[tuple[int, Tile, str]]
     for c in caps:
         if aim is None or c.id != aim.city_id:
             out.append((c.id, (c.q, c.r), c.name))
+    # and, when the target cannot be taken as it shows, the nearest other rival city: its report may show a
+    # weaker garrison than its size class allows
+    if aim is not None and not aim.size.feasible:
+        others = sorted((c for r in an.rivals.values() for c in r.cities if c.id not in {x[0] for x in out}),
+                        key=lambda c: (distance((c.q, c.r), home), c.id))
+        out += [(c.id, (c.q, c.r), c.name) for c in others[:1]]
     return out
 
 

@@ -23,6 +23,7 @@ from kingdoms import ruledata as rd
 from kingdoms.ai.common import INF
 from kingdoms.ai.hard.analysis import Analysis
 from kingdoms.ai.hard.forces import (
+    UPKEEP_SHARE_PEACE,
     UPKEEP_SHARE_WAR,
     SiegeSize,
     can_raise,
@@ -257,6 +258,10 @@ def plan(an: Analysis, reserved: set[int]) -> Strategy:
         notes.append(f"we lead the race, {an.lead_months} of {rd.LEAD_MONTHS} months")
     go = best is not None and not best.size.feasible and (
         (desperate and breaks_lead(an, an_city(an, best.city_id), best.kind)) or (not an.leading and an.months_left < 25))
+    if best is not None and not best.size.feasible and not go:
+        # nothing the army could take in time, even as big as the kingdom can keep it: no more recruits for now,
+        # production goes to the cities until a target opens (a spy's report, a rival's army gone elsewhere)
+        share = UPKEEP_SHARE_PEACE
     return Strategy(best, share, leader, an.lead_months, urgent, notes, go)
 
 
