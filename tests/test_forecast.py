@@ -28,7 +28,7 @@ def _two_cities() -> GameState:
 
 
 def test_combat_040_watched_fight_forecast_is_the_engines_battle() -> None:
-    """COMBAT-040/070, INTEL-080: with a scout watching the enemy troop, the forecast of a melee is exact and gives
+    """COMBAT-040, COMBAT-070, INTEL-080: with a scout watching the enemy troop, the forecast of a melee is exact and gives
     the very losses and fates combat.field_battle gives on the true board."""
     state = _two_cities()
     mine = unit(state, "wei", "heavy_infantry", 7, 5, men=4000)
@@ -56,7 +56,7 @@ def test_intel_060_unwatched_fight_forecast_spans_the_size_class() -> None:
 
 
 def test_siege_180_forecast_of_a_city_as_it_shows() -> None:
-    """SIEGE-180, INTEL-030/060: a rival city without a fresh spy report is forecast from its walls as seen, the
+    """SIEGE-180, INTEL-030, INTEL-060: a rival city without a fresh spy report is forecast from its walls as seen, the
     size class of its troops and its tier's militia; its hidden garrison, militia and grain do not move the
     forecast, and the forecast takes it only once walls and militia are beaten."""
     state = _two_cities()
@@ -79,7 +79,7 @@ def test_siege_180_forecast_of_a_city_as_it_shows() -> None:
 
 
 def test_intel_220_spy_report_makes_the_siege_forecast_exact() -> None:
-    """INTEL-220, SIEGE-120/180: with a spy report from this month the forecast runs on the city as it is: one
+    """INTEL-220, SIEGE-120, SIEGE-180: with a spy report from this month the forecast runs on the city as it is: one
     assault's walls, garrison and militia are sieges.assault_city's own on the true board."""
     state = _two_cities()
     shu = next(c for c in state.cities.values() if c.owner == "shu")
@@ -99,7 +99,7 @@ def test_intel_220_spy_report_makes_the_siege_forecast_exact() -> None:
 
 
 def test_siege_050_threat_forecast_with_a_stronger_garrison_holds_longer() -> None:
-    """SIEGE-050/180: weighing a threat to an own city, a bigger garrison (the one it could raise) holds at least
+    """SIEGE-050, SIEGE-180: weighing a threat to an own city, a bigger garrison (the one it could raise) holds at least
     as long as the city as it stands."""
     state = _two_cities()
     wei = next(c for c in state.cities.values() if c.owner == "wei")
@@ -113,7 +113,7 @@ def test_siege_050_threat_forecast_with_a_stronger_garrison_holds_longer() -> No
 
 
 def test_diplo_020_months_to_as_if_at_war_opens_the_rivals_land() -> None:
-    """DIPLO-020/090: at peace a rival's land is closed to a march; the same march as a declaration would open it
+    """DIPLO-020, DIPLO-090: at peace a rival's land is closed to a march; the same march as a declaration would open it
     (Observation.months_to at_war_with) reaches the tile beside its city."""
     state = world()
     city(state, "wei", 3, 3, capital=True)

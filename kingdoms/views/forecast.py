@@ -8,7 +8,7 @@ the counters, terrain, fortification, flanking, rout, pursuit and encirclement),
 `sieges.shoot_city` and `sieges.assault_city` for each troop, then the towers, the walls and the militia
 phases, exactly as the month's end runs them; the copy is thrown away.
 
-Fog (INTEL-060/070, COMBAT-410, OPEN-30/49/50): a foreign troop no scout or spy watches is taken as the
+Fog (INTEL-060, INTEL-070, COMBAT-410, OPEN-30, OPEN-49, OPEN-50): a foreign troop no scout or spy watches is taken as the
 attack preview takes it (visibility.estimate_range: its size class's span of men, untrained, full morale, no
 general), and the forecast is run at both ends of the span. A foreign city without a spy report from this
 month or last is taken as it shows: walls as seen (rounded to 5), its troops' size class as spearmen (held
@@ -69,7 +69,7 @@ class Troop:
 
 @dataclass(frozen=True, slots=True)
 class Blow:
-    """One end of a forecast fight: each side's men before it, the men it loses and how it ends (COMBAT-170..250)."""
+    """One end of a forecast fight: each side's men before it, the men it loses and how it ends (COMBAT-170 to COMBAT-250)."""
 
     att_men: int
     att_lost: int

@@ -578,7 +578,7 @@ class Observation:
         return {g.tile(i): months for i, months in reachable(g).items()}
 
     def in_supply(self, q: int, r: int) -> bool:
-        """A troop of the kingdom on (q, r) eats from a granary or a stocked camp of its own (SUPPLY-010..050)."""
+        """A troop of the kingdom on (q, r) eats from a granary or a stocked camp of its own (SUPPLY-010 to SUPPLY-050)."""
         return in_supply(self.believed, self.kingdom, (q, r))
 
     def ration_months(self, unit_id: int) -> float:
@@ -590,7 +590,7 @@ class Observation:
 
     @staticmethod
     def price(item: str, men: int = 0) -> float:
-        """Production an item costs (a troop: for `men` men) (RECRUIT-030, BUILD-010..110)."""
+        """Production an item costs (a troop: for `men` men) (RECRUIT-030, BUILD-010 to BUILD-110)."""
         return eco.item_price(item, men)
 
     @staticmethod
@@ -609,7 +609,8 @@ class Observation:
 
     def city_defence(self, city_id: int) -> fc.CityDefence:
         """What the kingdom may know of a foreign city's defence: exact with a spy report from this month or last,
-        else its walls as seen, its troops' size class and its size tier's militia (INTEL-030/060/220)."""
+        else its walls as seen, its troops' size class and its size tier's militia (INTEL-030, INTEL-060,
+        INTEL-220)."""
         city = self.believed.cities.get(city_id)
         if city is None or city.owner == self.kingdom:
             raise KeyError(f"city #{city_id} is not a foreign city {self.kingdom} knows")

@@ -9,7 +9,7 @@
   urgent build: recruits join the garrison, RECRUIT-110) and the nearest field troops of the garrison's type
   march in;
 - a **conquest** still restless needs 10% of its people on its land (CONQ-040): troops are kept there;
-- the **Ruin** and any capture are kept with a garrison, for a capture lost ends the lead (VIC-050/160);
+- the **Ruin** and any capture are kept with a garrison, for a capture lost ends the lead (VIC-050, VIC-160);
 - a garrison strikes an enemy troop beside its city when the forecast says it clearly wins (it strikes from
   the walls and stays, COMBAT-390).
 

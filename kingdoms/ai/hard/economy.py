@@ -9,7 +9,7 @@ engine on the believed board (Observation.outlooks, .free_sites, .sites, .price)
   (trained spearmen and archers), a granary (grain for wagons and sieges), farms on worked grass and plains,
   a workshop once engines are wanted (stone walls seen), a forge once the kingdom can pay for heavy infantry, a
   stable for a few horse, stone walls once rivals can reach it;
-- **colonists** (CITY-390..450): once the capital has people to spare, to the best site the observation reports
+- **colonists** (CITY-390 to CITY-450): once the capital has people to spare, to the best site the observation reports
   (its people fed and production at full land), near home or toward the Ruin — at most a few cities, since
   every city is one a rival could capture.
 """

@@ -1,22 +1,25 @@
 """Field armies and supply: the hard ruler's army musters, marches as one column with its grain, and fights in the field.
 
-`plan(an, strategy, reserved) -> FieldPlan`. The army is every fighting troop outside the cities and every
-siege train, less the troops the defence planner keeps (`reserved`). Its phases, read afresh each month from
-where the troops stand:
+`plan(an, strategy, reserved, wanted) -> FieldPlan`. The army is every fighting troop (siege trains included)
+the defence planner does not keep (`reserved`); a troop of it standing in a city that wants a garrison
+(`wanted`) leaves that many men behind. Its phases, read afresh each month from where the troops stand:
 
 - **muster**: the troops gather on the land of the own city nearest the aim (the rally city), merge with
   troops of their type, and the recruits the siege forecast asks for (forces.size_siege) are queued in the
-  cities that can raise them;
-- **march**: once the forecast says the army as it stands takes the aim, it marches as one column to a staging
-  tile three from the target, outside land closed to it: the slowest troop (a siege train, escorted by the
-  largest troop, which shares its tile, MOVE-150) leads, the others follow it (MOVE-170), and supply wagons
-  follow the largest troop, handing out rations every month (SUPPLY-140): a march of eight months outlasts the
-  four months of rations a troop carries (SUPPLY-070);
-- **siege**: troops within four tiles of the target are the siege planner's (hard.sieges).
+  cities that can raise them; waiting generals take command;
+- **march**: once the forecast says the army as it stands takes the aim and it carries the grain for the
+  road and the siege, it marches as one column to a staging tile near the target, outside land closed to it:
+  the slowest troop (a siege train, escorted by the largest troop, which shares its tile, MOVE-150) leads, the
+  others follow it (MOVE-170); wagons of grain go with it and follow its largest troop once clear of our
+  cities, handing out rations every month (SUPPLY-140): a march of eight months outlasts the four months of
+  rations a troop carries (SUPPLY-070);
+- **siege**: troops within four tiles of the target are the siege planner's (hard.sieges) — unless they run
+  out of food there, when the army falls back to eat.
 
 In every phase an enemy troop in sight that a troop of the army clearly beats, by the engine's forecast
-(Observation.fight: counter triangle, terrain, flanking, at the top of the enemy's size class), is struck;
-cavalry strike and ride back out of reach (hit and run, COMBAT-290).
+(Observation.fight: counter triangle, terrain, flanking, at the top of the enemy's size class), is struck,
+the counter troop tried first; cavalry strike and ride back out of reach (hit and run, COMBAT-290), and at war
+horse ride on enemy cities' land to pillage (raids).
 """
 
 from __future__ import annotations
@@ -40,8 +43,6 @@ from kingdoms.views.kingdom_view import OwnCity, OwnUnit
 AT_TARGET = 4
 #: The staging tile's distance from the target.
 STAGING = 3
-#: A march is fed by wagons when it is longer than the rations carried by this margin (months).
-RATION_MARGIN = 0.5
 #: Troops merge up to this many men: fewer troops pay less upkeep (RECRUIT-180), more troops assault more often
 #: (each once a month, SIEGE-180).
 MERGE_CAP = 6000
@@ -294,7 +295,7 @@ def _ration_months(an: Analysis, u: OwnUnit) -> float:
 
 def _food_months(an: Analysis, units: list[OwnUnit]) -> float:
     """Months the troops can eat where they stand: the rations they carry, the grain of the wagons beside them
-    and of the camps within reach (SUPPLY-040..140); plenty for troops on their own land."""
+    and of the camps within reach (SUPPLY-040 to SUPPLY-140); plenty for troops on their own land."""
     troops = [u for u in units if rd.UNITS[u.type].fighting and u.men > 0]
     off = [u for u in troops if not an.obs.in_supply(u.q, u.r)]
     if not off:
@@ -309,7 +310,7 @@ def _food_months(an: Analysis, units: list[OwnUnit]) -> float:
 
 
 def supply(an: Analysis, army: list[OwnUnit], dest: Tile, siege_months: int) -> tuple[list[ShipGrain], list[Task]]:
-    """Grain for a campaign longer than the rations the troops carry (SUPPLY-070, SUPPLY-100..140): when the army
+    """Grain for a campaign longer than the rations the troops carry (SUPPLY-070, SUPPLY-100 to SUPPLY-140): when the army
     sets out, wagons from the cities with grain to spare march to where it goes (the staging tile); once clear of
     our cities (beside one a wagon would pour its grain back into its granary) they follow the army's largest
     troop, sharing its tile (escorted, MOVE-150), and every month hand out rations to the troops beside them;
@@ -427,7 +428,7 @@ def _garrisons_stay(an: Analysis, units: list[OwnUnit], wanted: dict[int, int], 
 
 
 def raids(an: Analysis, army: list[OwnUnit], taken: set[int], priority: float) -> tuple[list[Task], list[str]]:
-    """Horse raids (BUILD-150..190, COMBAT-290): cavalry at war ride to the land of an enemy city and pillage a
+    """Horse raids (BUILD-150 to BUILD-190, COMBAT-290): cavalry at war ride to the land of an enemy city and pillage a
     farm, granary or workshop on or beside its tile — whichever the issue-time check accepts — then ride off
     with the moves a strike leaves them; the city's harvest, its granary or its engines go with it."""
     tasks: list[Task] = []
@@ -479,7 +480,7 @@ def horse_builds(an: Analysis, army: list[OwnUnit], priority: float) -> list[Bui
 
 
 def generals(an: Analysis, priority: float) -> list[Task]:
-    """A general waiting in a city takes the largest troop within his reach that has none (GEN-060/110: x1.1 and
+    """A general waiting in a city takes the largest troop within his reach that has none (GEN-060, GEN-110: x1.1 and
     up in the field), field troops before garrisons; given first, while the two still stand within reach."""
     tasks: list[Task] = []
     led = {g.unit_id for g in an.obs.view.generals if g.unit_id is not None}

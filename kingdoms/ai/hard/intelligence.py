@@ -6,7 +6,7 @@
   the Ruin as the kingdom's own landing, a third of the way round either side — and then watches the target
   from four tiles, so the troops around it are known to the man (exact forecasts, COMBAT-410); a second one
   rides ahead of the army on campaign;
-- **spies** (INTEL-100..170): one goes into the target city (station_spy) as soon as the aim is set, for its
+- **spies** (INTEL-100 to INTEL-170): one goes into the target city (station_spy) as soon as the aim is set, for its
   monthly report (garrison, militia, walls: exact siege forecasts, INTEL-220); in a long siege of a blockaded
   city it burns the granary (SABOTAGE: half the grain); the siege planner spends it on panic the month of the
   assault;

@@ -5,11 +5,11 @@ target (FieldPlan.at_target). Each month it asks the engine's forecast (Observat
 to strike this month would do — the march a declaration of war would open counted (Observation.months_to) — and:
 
 - strikes when the forecast says the city falls in time: at peace only when it falls within two months at the
-  top of what it may hold (a surprise, DIPLO-060..090: the declaration is given first, the same month, so the
+  top of what it may hold (a surprise, DIPLO-060 to DIPLO-090: the declaration is given first, the same month, so the
   rival learns of the war when its walls are already under attack); once at war (the siege begun, or the
   bandits' Ruin) when it falls within six at the middle of what it may hold, and against the bandits whenever
   an assault costs them a third of what it costs us (they never get help); Engines shoot first
-  (walls, SIEGE-110), then archers, then the melee troops assault, largest first (SIEGE-120/180). A spy in the
+  (walls, SIEGE-110), then archers, then the melee troops assault, largest first (SIEGE-120, SIEGE-180). A spy in the
   city spreads panic first when a garrison stands (INTEL-170: 12% desert, the rest -20 morale);
 - otherwise waits at the staging tile, fortified, for the rest of the army (and the recruits on their way);
 - pitches a camp (SUPPLY-220) beside the staging tile when the siege will outlast a month off its own land, so
@@ -167,7 +167,7 @@ def _wait(an: Analysis, units: list, fp: FieldPlan, target: Tile, at_war: bool =
 
 
 def _camp(an: Analysis, units: list, target: Tile) -> list[Task]:
-    """A camp where a troop of 500+ not on its own land stands, if the rules allow one there (SUPPLY-220/270)."""
+    """A camp where a troop of 500+ not on its own land stands, if the rules allow one there (SUPPLY-220, SUPPLY-270)."""
     if any(distance((c.q, c.r), target) <= 4 for c in an.obs.view.camps):
         return []
     limit = len(an.cities) + 1

@@ -9,7 +9,7 @@ march there, and to take it. Candidates are screened by a rough guess of the men
 the troops and militia to beat) and only the best few are forecast. A target the army is already committed to
 (marching on it, standing by it, attacking it) is kept unless another is far better.
 
-War (DIPLO-040..090): the ruler never declares war in advance. The army marches to a staging tile outside the
+War (DIPLO-040 to DIPLO-090): the ruler never declares war in advance. The army marches to a staging tile outside the
 owner's land and strikes when it is all there: the declaration is given in the same month, before the attacks
 (a surprise: the rival learns of it when the walls are already under attack). Hence no planner here declares;
 the siege planner does, the month it strikes.
