@@ -153,3 +153,16 @@ def test_season_table_anchor_is_exact_and_has_no_spread() -> None:
     assert table["std"].rating == pytest.approx(1000.0)
     assert table["std"].low == pytest.approx(1000.0) and table["std"].high == pytest.approx(1000.0)
     assert table["std"].anchored and table["a"].rating > 1000.0
+
+
+def test_season_interval_is_not_zero_when_every_game_ends_the_same() -> None:
+    """Six identical results: every bootstrap resample is the same, yet six games leave real doubt; the
+    interval follows the likelihood's curvature instead of collapsing to the point."""
+    games = [[("hard", 1), ("std", 2), ("passive", 3)]] * 6
+    table = season_ratings(games, {"std": 1500.0}, samples=200)
+    hard = table["hard"]
+    assert hard.low < hard.rating < hard.high
+    assert hard.high - hard.low > 200  # several hundred points: six games decide the order, not the gap
+    assert table["std"].low == table["std"].high == 1500.0  # an anchor stays exact
+    more = season_ratings(games * 10, {"std": 1500.0}, samples=200)["hard"]
+    assert (more.high - more.low) < (hard.high - hard.low)  # more games, narrower

@@ -15,7 +15,9 @@ Season: Bradley-Terry by maximum likelihood (minorise-maximise iterations) over 
 of every game (i above j is a win of i over j, a shared place half a win each), with a weak prior (one
 drawn game against the centre per entrant) so an entrant that never won or never lost still has a finite
 rating. The 95 % interval is the 2.5-97.5 percentile range of the fit over bootstrap resamples of the
-games (seeded: the same games give the same table).
+games (seeded: the same games give the same table), widened where needed to the normal interval of the
+fit's own curvature (Fisher information): when every game ends the same way, every resample is the same
+and the bootstrap alone would claim a certainty a handful of games cannot give.
 """
 
 from __future__ import annotations
@@ -184,6 +186,24 @@ def fit_bt(wins: np.ndarray, fixed: dict[int, float], *, iters: int = 2000, tol:
     return np.log10(gamma)
 
 
+def fisher_se(wins: np.ndarray, log10_strength: np.ndarray, fixed: dict[int, float]) -> np.ndarray:
+    """Standard errors (log10 units) of the free Bradley-Terry strengths from the inverse Fisher information of
+    one win matrix (n, n); 0 for the fixed ones. The curvature of the likelihood, so it never collapses to 0 the
+    way a bootstrap of identical games does."""
+    n = wins.shape[0]
+    games = wins + wins.T
+    theta = log10_strength * math.log(10)
+    p = 1.0 / (1.0 + np.exp(theta[None, :] - theta[:, None]))  # p[i, j]: i beats j
+    w = games * p * (1 - p)
+    info = np.diag(w.sum(axis=1)) - w
+    free = [i for i in range(n) if i not in fixed]
+    se = np.zeros(n)
+    if free:
+        cov = np.linalg.pinv(info[np.ix_(free, free)])
+        se[free] = np.sqrt(np.clip(np.diag(cov), 0.0, None)) / math.log(10)
+    return se
+
+
 def season_ratings(games: Sequence[Placing], anchors: dict[str, float] | None = None, *, samples: int = 1000,
                    seed: int = 0) -> dict[str, SeasonRating]:
     """Bradley-Terry ratings in points with 95 % bootstrap intervals over games."""
@@ -211,12 +231,16 @@ def season_ratings(games: Sequence[Placing], anchors: dict[str, float] | None = 
             pts = pts - pts.mean(axis=-1, keepdims=True) + CENTRE
         return pts
 
-    point = to_points(fit_bt((per_game.sum(axis=0) + prior_w)[None], fixed)[0])
+    total_w = per_game.sum(axis=0) + prior_w
+    point_logs = fit_bt(total_w[None], fixed)[0]
+    point = to_points(point_logs)
+    curve = 1.96 * POINTS_PER_LOG10 * fisher_se(total_w, point_logs, fixed)[:n]
     rng = np.random.default_rng(seed)
     draws = rng.integers(0, len(games), size=(samples, len(games)))
     weights = np.stack([np.bincount(d, minlength=len(games)) for d in draws]).astype(float)
     boot_w = np.tensordot(weights, per_game, axes=(1, 0)) + prior_w[None]
     boot = to_points(fit_bt(boot_w, fixed, iters=500, tol=1e-8))
     low, high = np.percentile(boot, [2.5, 97.5], axis=0)
+    low, high = np.minimum(low, point - curve), np.maximum(high, point + curve)
     return {nm: SeasonRating(rating=float(point[i]), low=float(low[i]), high=float(high[i]), games=int(counts[i]),
                              anchored=nm in anchors) for i, nm in enumerate(names)}
