@@ -204,10 +204,25 @@ def test_the_chronicle_is_a_history_told_in_words(duel: Game) -> None:
 def test_the_chronicle_quotes_a_repeated_note_once(duel: Game) -> None:
     """A ruler's note written month after month is quoted once; a note saying something new is quoted."""
     notes = duel.store.notes("wei")
-    repeated = "We hold the Ruin and the lead with 1 capture(s) and stand guard."
+    repeated = "We hold the Ruin and the lead with 1 capture and stand guard."
     assert sum(repeated in n["text"] for n in notes) > 10
     text = write_history(build_record(duel, None)).to_markdown()
     assert text.count(repeated.rstrip(".")) == 1
+
+
+def test_the_chronicle_quotes_each_clause_of_a_many_clause_note_once(tmp_path: Path) -> None:
+    """A note made of '; '-joined clauses (the hard ruler's) repeats clause by clause: a clause already quoted is
+    left out, the new ones are quoted; the note's "M12:" month stamp is not repeated in the quote."""
+    game, _ = Game.create(tmp_path / "n.sqlite", build_state(resolve_scenario("duel"), 2), scenario="duel",
+                          controllers={"wei": "ai:passive", "shu": "agent"})
+    for m in range(1, 9):
+        game.play_ai_seats()
+        game.store.add_note(m, "shu", "note", f"M{m}: Guan Yu's {1000 + m * 10:,} men stand guard at Chengdu; "
+                            + ("the granary is full" if m < 8 else "we march on the Ruin"), 0.0)
+        game.end_month("shu", month=m)
+    text = write_history(build_record(game, "shu")).to_markdown()
+    assert text.count("men stand guard at Chengdu") == 1 and text.count("the granary is full") == 1
+    assert "we march on the Ruin" in text and "M5:" not in text
 
 
 def test_the_chronicle_is_deterministic_and_a_kingdom_tells_only_what_it_knew(duel: Game) -> None:

@@ -1452,7 +1452,7 @@ class Ruler:
                 bits.append(f"We gather troops to take {t.name} from {who}")
         elif self.leading:
             held = "the Ruin and " if any(c.is_ruin for c in p.cities) else ""
-            bits.append(f"We hold {held}the lead with {self.my_caps} capture(s) and stand guard")
+            bits.append(f"We hold {held}the lead with {self.my_caps} capture{'s' if self.my_caps != 1 else ''} and stand guard")
         else:
             bits.append("We build up our cities")
         raising = [c.name for c in p.cities if c.queue and c.queue[0]["item"] == "colonists"]

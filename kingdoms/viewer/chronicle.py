@@ -492,11 +492,16 @@ class _Teller:
                 continue
             new = []
             for sentence in _sentences(note.text):
-                key = _normal(sentence)
-                if not key or key in self.quoted[note.kingdom]:
-                    continue
-                self.quoted[note.kingdom].add(key)
-                new.append(sentence)
+                fresh = []
+                for clause in sentence.split("; "):  # a note of many clauses repeats clause by clause
+                    key = _normal(clause)
+                    if not key or key in self.quoted[note.kingdom]:
+                        continue
+                    self.quoted[note.kingdom].add(key)
+                    fresh.append(clause)
+                if fresh:
+                    text = "; ".join(fresh)
+                    new.append(text if text[-1] in ".!?" else text + ".")
             if not new or per_ruler[note.kingdom] >= 3:
                 continue
             per_ruler[note.kingdom] += 1
@@ -979,8 +984,9 @@ def _roman(n: int) -> str:
 
 
 def _sentences(text: str) -> list[str]:
-    """A note cut into sentences."""
-    parts = re.split(r"(?<=[.!?])\s+", " ".join(text.split()))
+    """A note cut into sentences (a leading "M12:" month stamp left out)."""
+    text = re.sub(r"^M\d+:\s*", "", " ".join(text.split()))  # a month stamp the chronicle gives anyway
+    parts = re.split(r"(?<=[.!?])\s+", text)
     return [p.strip() for p in parts if p.strip()]
 
 

@@ -7,6 +7,8 @@ month's figures (men, months to go), so no two months read the same while anythi
 
 from __future__ import annotations
 
+import re
+
 from kingdoms import ruledata as rd
 from kingdoms.ai.hard.analysis import Analysis
 from kingdoms.ai.hard.field import FieldPlan
@@ -23,7 +25,7 @@ def _news(an: Analysis) -> str | None:
     for kind in NEWS:
         for e in events:
             if e.get("kind") == kind and e.get("text"):
-                text = str(e["text"]).rstrip(".")
+                text = re.sub(r" ?\(-?\d+, ?-?\d+\)", "", str(e["text"])).rstrip(".")  # places by name, not (q,r)
                 return text.split(": ")[0] if len(text) > 120 else text
     return None
 

@@ -108,7 +108,8 @@ def plan(an: Analysis, strategy: Strategy, fp: FieldPlan) -> Proposals:
         # a siege of months off our land: the first month the largest troop by the staging tile pitches the camp
         # the wagons stock (its strike waits a month), unless one stands there already
         props.tasks += _camp(an, [u for u in units if distance((u.q, u.r), fp.staging) <= 1], aim.tile)
-    props.notes.append(f"{aim.name} should fall in {fc.taken_in} month(s)" if fc is not None else "")
+    props.notes.append((f"{aim.name} should fall in {fc.taken_in} month" + ("s" if fc.taken_in != 1 else ""))
+                          if fc is not None else "")
     return props
 
 
