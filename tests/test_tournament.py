@@ -421,8 +421,9 @@ name = "duel"
 """
 
 
-def test_an_http_seat_that_never_plays_is_auto_ended_and_voids_the_game(tmp_path: Path) -> None:
-    """The http entrant's URL and token are written; no one connects, the deadline ends its months (OPEN-78)."""
+def test_an_http_seat_that_never_plays_is_auto_ended_and_voids_the_game(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The http entrant's URL and token are written (to a private file, never to the terminal); no one connects,
+    the deadline ends its months (OPEN-78)."""
     result = play_job(_job(tmp_path, VOID))
     assert result["status"] == "void", result["error"]
     seat = next(s for s in result["result"]["seats"] if s["entrant"] == "absent")
@@ -431,6 +432,9 @@ def test_an_http_seat_that_never_plays_is_auto_ended_and_voids_the_game(tmp_path
     connect = json.loads((tmp_path / "games" / "g0001.connect.json").read_text())
     (entry,) = connect.values()
     assert entry["entrant"] == "absent" and entry["url"].startswith("http://127.0.0.1:") and entry["token"]
+    told = capsys.readouterr().err
+    assert "g0001.connect.json" in told and entry["token"] not in told
+    assert (tmp_path / "games" / "g0001.connect.json").stat().st_mode & 0o077 == 0
 
 
 # --- the built-in model seat -----------------------------------------------------------------------------

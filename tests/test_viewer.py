@@ -313,6 +313,19 @@ def test_fork_refuses_what_it_cannot_make(duel: Game, tmp_path: Path) -> None:
         fork_game(duel, 3, tmp_path / "c.sqlite", {})
 
 
+def test_a_fork_that_fails_midway_leaves_no_file_behind(duel: Game, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fork whose copying fails removes its half-made file, and no SQLite -wal/-shm side file stays either."""
+    import kingdoms.fork as fork
+
+    def broken(*_args: object) -> None:
+        raise GameError("disk gave out")
+
+    monkeypatch.setattr(fork, "_copy_history", broken)
+    with pytest.raises(GameError, match="disk gave out"):
+        fork_game(duel, 6, tmp_path / "half.sqlite", {})
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("half")) == []
+
+
 def test_fork_cli_changes_the_named_seats_only(duel: Game, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """`kingdoms fork GAME --month N --out NEW --seat K=CTRL` keeps the other seats' rulers and prints tokens."""
     out = tmp_path / "cli.sqlite"

@@ -192,8 +192,6 @@ class _Seats:
                 raise RuntimeError(f"no seat token for {kingdom} (missing {self.path.stem}.tokens.json)")
             if spec.get("http"):
                 connect[kingdom] = {"entrant": name, "url": self.url, "token": token}
-                print(f"kingdoms tournament: game {self.task.id}: entrant {name} plays {kingdom}: connect to "
-                      f"{self.url} with Authorization: Bearer {token}", file=sys.stderr, flush=True)
                 continue
             mcp_path = self.path.with_name(f"{self.path.stem}.{kingdom}.mcp.json")
             _write_private(mcp_path, {"mcpServers": {"kingdoms": {
@@ -206,8 +204,12 @@ class _Seats:
             env.update(spec.get("env") or {})
             argv = seat_argv(spec, self.url)
             self.procs[kingdom] = self._popen(argv, f"{self.task.id}-{kingdom}-{name}.log", env, cwd=self.job["base"])
-        if connect:
-            _write_private(self.path.with_name(f"{self.path.stem}.connect.json"), connect)
+        if connect:  # the tokens go to a file only this user can read, never to a log or a terminal
+            connect_path = self.path.with_name(f"{self.path.stem}.connect.json")
+            _write_private(connect_path, connect)
+            for kingdom, seat in connect.items():
+                print(f"kingdoms tournament: game {self.task.id}: entrant {seat['entrant']} plays {kingdom}: "
+                      f"connect to {self.url}; its bearer token is in {connect_path}", file=sys.stderr, flush=True)
 
     def exited(self) -> dict[str, int]:
         """Seats whose process has ended, with its exit code."""
