@@ -32,7 +32,7 @@ def time_game(workdir: Path, name: str, *, scenario: str | None = None, random_s
               kingdoms: int = 3, months: int = LAST_MONTH, level: str = "ai:standard") -> dict[str, Any]:
     """Play one AI game through the game service, timing every month (AI decisions included)."""
     from kingdoms.ai import LEVELS
-    from kingdoms.scenario import build_state, random_scenario, resolve_scenario
+    from kingdoms.setup import build_state, random_scenario, resolve_scenario
 
     if level.split(":")[-1] not in LEVELS:
         level = "ai"
@@ -84,8 +84,8 @@ def tool_latency(workdir: Path, months: int = 50) -> dict[str, Any]:
     from mcp import Client
 
     from kingdoms.ai import decide_orders
-    from kingdoms.scenario import build_state, resolve_scenario
     from kingdoms.server import build_server
+    from kingdoms.setup import build_state, resolve_scenario
 
     state = build_state(resolve_scenario(None), BENCH_SEED)
     agent = next(iter(state.kingdoms))

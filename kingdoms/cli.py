@@ -32,7 +32,8 @@ class CommandFailed(Exception):
 
 def _build_state(args: argparse.Namespace) -> tuple[Any, str, int, dict[str, Any]]:
     """The starting state from --scenario or --random, with its label, the game seed and its setup."""
-    from kingdoms.scenario import ScenarioError, build_state, random_scenario, resolve_scenario
+    from kingdoms.scenario import ScenarioError
+    from kingdoms.setup import build_state, random_scenario, resolve_scenario
 
     seed = args.seed if args.seed is not None else secrets.randbits(31)
     try:
@@ -301,7 +302,8 @@ def cmd_fork(args: argparse.Namespace) -> int:
 
 def cmd_scenario_check(args: argparse.Namespace) -> int:
     """Validate a scenario file and write its month-1 map as a preview page."""
-    from kingdoms.scenario import ScenarioError, build_state, resolve_scenario
+    from kingdoms.scenario import ScenarioError
+    from kingdoms.setup import build_state, resolve_scenario
     from kingdoms.viewer import preview_record, write_page
 
     try:

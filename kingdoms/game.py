@@ -134,7 +134,8 @@ def setup_for(scenario: str | Path | None) -> dict[str, Any]:
 
 def rebuild_first_state(setup: dict[str, Any], seed: int) -> GameState:
     """The first month's state made afresh from a stored setup (setup_for) and the game seed."""
-    from kingdoms.scenario import build_state, parse_scenario, random_scenario
+    from kingdoms.scenario import parse_scenario
+    from kingdoms.setup import build_state, random_scenario
 
     if setup.get("kind") == "random":
         scenario = random_scenario(int(setup["map_seed"]), int(setup["kingdoms"]))

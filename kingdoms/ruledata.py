@@ -5,6 +5,7 @@ Numbers come from the rules (rules.md); the ID in each comment names the rule in
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final
 
@@ -101,7 +102,6 @@ WORKSHOP_FLAT: Final = 1
 WORKSHOP_SHARE: Final = 0.12
 PALISADE_WALLS: Final = 40
 STONE_WALLS_MAX: Final = 100
-WALLS_RISE: Final = 5
 
 # --- Units (RECRUIT-010..100, MOVE-010) ----------------------------------------------------------------
 
@@ -260,6 +260,10 @@ RUIN_PEOPLE: Final = 10_000  # OPEN-70
 RUIN_WALLS: Final = 50
 RUIN_GARRISON: Final = 1_500
 BANDITS: Final = "bandits"
+RUIN_NAME: Final = "the Ruin"  # its name when a scenario gives none
+
+# --- Bandits (BANDIT-*) --------------------------------------------------------------------------------
+BANDIT_FAVOUR_SHARE: Final = 0.6  # BANDIT-040: a strike needs the troop to lose this share of the bandits' loss
 
 # --- Starting position (OPEN-69) -----------------------------------------------------------------------
 START_GRAIN: Final = 150
@@ -344,3 +348,17 @@ def full_militia(people: int, capital: bool, month: int) -> int:
             full = max(full, YOUNG_REALM_MILITIA)
         return full
     return min(MILITIA_CAP, int(people * MILITIA_SHARE + 0.5))
+
+
+def walls_ceiling(buildings: Iterable[str], ruin: bool = False) -> float:
+    """The most a city's walls repair to: stone walls 100, a palisade 40, none 0; the Ruin at least its 50.
+
+    BUILD-020, BUILD-030, SIEGE-030, OPEN-70. `City.walls_max` holds it (set by `City.update_walls_max` only).
+    """
+    have = set(buildings)
+    top = float(RUIN_WALLS) if ruin else 0.0
+    if "walls" in have:
+        top = max(top, float(STONE_WALLS_MAX))
+    if "palisade" in have:
+        top = max(top, float(PALISADE_WALLS))
+    return top

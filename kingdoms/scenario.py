@@ -1,10 +1,11 @@
-"""Scenarios: the designers' TOML format, loading and checking it, and building a game's starting state.
+"""Scenarios: the designers' TOML format, loading and checking it, and writing it back.
 
 A scenario file (scenarios/NAME.toml, format documented in scenarios/README.md) holds the map as rows of
 terrain letters, its bridges, landmarks and Ruin, the kingdoms with their landings and name lists, game
 settings and optional starting-state overrides (extra cities, troops, wars). `load_scenario` reads and
 checks a file; anything wrong raises `ScenarioError` naming the file, the field and the problem.
-`build_state` turns a checked scenario into the month-one `GameState` (OPEN-69, OPEN-70, OPEN-73).
+World model: it imports no engine code; `kingdoms.setup.build_state` turns a checked scenario into the
+month-one `GameState` (OPEN-69, OPEN-70, OPEN-73).
 """
 
 from __future__ import annotations
@@ -19,11 +20,8 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
 from kingdoms import ruledata as rd
-from kingdoms.engine.context import rng_for
-from kingdoms.engine.land import found_city, founding_problem
 from kingdoms.gamemap import GameMap, Landmark
 from kingdoms.hexgrid import Tile, distance, fmt_tile
-from kingdoms.state import City, GameState, General, Improvement, Kingdom, Unit
 
 #: Where the shipped scenarios live: <project root>/scenarios.
 SCENARIO_DIR = Path(__file__).resolve().parent.parent / "scenarios"
@@ -67,7 +65,7 @@ class MapSpec(_Spec):
     rows: list[str] = Field(min_length=1)
     bridges: list[Tile] = Field(default_factory=list)
     ruin: Tile
-    ruin_name: str = Field(default="the Ruin", min_length=1)
+    ruin_name: str = Field(default=rd.RUIN_NAME, min_length=1)
 
 
 class LandmarkSpec(_Spec):
@@ -228,29 +226,6 @@ def scenario_from_dict(data: dict[str, Any], *, source: str = "<dict>", name: st
         scn.name = name or "scenario"
     scn.with_source(source)
     return scn.check()
-
-
-def resolve_scenario(name_or_path: str | Path | None = None) -> Scenario:
-    """The scenario for a CLI/server argument: None -> the default; 'random:SEED[:N]'; a name; a path."""
-    if name_or_path is None or str(name_or_path).strip() == "":
-        return load_scenario(DEFAULT_SCENARIO)
-    text = str(name_or_path).strip()
-    if not isinstance(name_or_path, Path) and text.startswith("random:"):
-        parts = text.split(":")
-        try:
-            seed = int(parts[1])
-            n = int(parts[2]) if len(parts) > 2 else 3
-        except (IndexError, ValueError):
-            raise ScenarioError(text, [("", "write random:SEED or random:SEED:KINGDOMS, e.g. random:42:3")]) from None
-        return random_scenario(seed, n)
-    return load_scenario(name_or_path)
-
-
-def random_scenario(seed: int, n_kingdoms: int = 3) -> Scenario:
-    """A seeded random map for 2..6 kingdoms (see kingdoms.mapgen)."""
-    from kingdoms.mapgen import generate
-
-    return generate(seed, n_kingdoms)
 
 
 def _loc(loc: Iterable[Any]) -> str:
@@ -524,15 +499,6 @@ def _city_problems(scn: Scenario, gm: GameMap) -> list[tuple[str, str]]:
     return p
 
 
-def _walls_max(buildings: list[str]) -> float:
-    """Wall ceiling given the buildings: stone walls 100, palisade 40, else 0 (BUILD-020, BUILD-030)."""
-    if "walls" in buildings:
-        return float(rd.STONE_WALLS_MAX)
-    if "palisade" in buildings:
-        return float(rd.PALISADE_WALLS)
-    return 0.0
-
-
 def _building_problems(city: CitySpec, where: str, gm: GameMap, tile: Tile) -> list[tuple[str, str]]:
     """Buildings known and once each, walls on a palisade, walls within the ceiling, grain, improvements."""
     p: list[tuple[str, str]] = []
@@ -543,7 +509,7 @@ def _building_problems(city: CitySpec, where: str, gm: GameMap, tile: Tile) -> l
             p.append((f"{where}.buildings[{j}]", f"{b!r} is listed twice"))
     if "walls" in city.buildings and "palisade" not in city.buildings:
         p.append((f"{where}.buildings", "stone walls stand on a palisade: list 'palisade' too (BUILD-030)"))
-    top = _walls_max(city.buildings)
+    top = rd.walls_ceiling(city.buildings)
     if city.walls is not None and city.walls > top:
         p.append((f"{where}.walls", f"walls {city.walls:g} above the {top:g} its buildings allow (palisade 40, stone "
                   f"walls 100, none 0)"))
@@ -686,125 +652,6 @@ def march_costs(gm: GameMap, target: Tile, *, river_cost: float = 1.0) -> np.nda
                 dist[v] = step
                 heapq.heappush(heap, (step, v))
     return np.asarray(dist)
-
-
-# --- building the starting state ---------------------------------------------------------------------
-
-
-def build_state(scenario: Scenario, seed: int) -> GameState:
-    """The month-one state of a checked scenario: capitals, starting troops, the Ruin, overrides, rotation."""
-    scn = scenario.check()
-    gm = scn.game_map()
-    month = scn.start_month
-    kingdoms = {
-        kd.id: Kingdom(id=kd.id, name=kd.name, ruler=kd.ruler, landing=(int(kd.landing[0]), int(kd.landing[1])),
-                       city_names=list(kd.city_names), general_names=list(kd.general_names))
-        for kd in scn.kingdoms
-    }
-    state = GameState(seed=seed, month=month, kingdoms=kingdoms, map=gm, last_month=scn.months)
-    for kd in kingdoms.values():  # OPEN-69: capital, levies and their general; no scout or spy (RECRUIT-240)
-        capital = _found(state, scn, kd.id, kd.landing, rd.CAPITAL_PEOPLE, rd.START_GRAIN, capital=True)
-        capital.militia = float(rd.full_militia(capital.people, True, month))
-        troop = _add_unit(state, kd.id, rd.START_TROOP_TYPE, kd.landing, rd.START_TROOP_MEN,
-                          ration_months=rd.START_RATION_MONTHS, home=capital.id)
-        _add_general(state, kd, kd.general_names[0], troop)
-    _found_ruin(state, scn)
-    _apply_overrides(state, scn)
-    for a, b in scn.wars:  # every pair starts at peace unless the scenario says otherwise (DIPLO-010)
-        pair = sorted((a, b))
-        if pair not in state.wars:
-            state.wars.append(pair)
-    state.wars.sort()
-    ids = [kd.id for kd in scn.kingdoms]
-    order = rng_for(seed, 0, "rotation").permutation(len(ids))  # OPEN-73
-    state.rotation = [ids[int(i)] for i in order]
-    return state
-
-
-def _found(state: GameState, scn: Scenario, owner: str, tile: Tile, people: int, grain: float, *,
-           name: str | None = None, capital: bool = False, founder: str | None = None) -> City:
-    """Found a city through the same code as the found_city order; refuses an illegal site."""
-    problem = founding_problem(state, *tile)
-    if problem:
-        raise ScenarioError(scn.source, [("", f"cannot found {name or owner + ' capital'}: {problem}")])
-    return found_city(state, owner, tile[0], tile[1], people, grain, name=name, founder=founder, capital=capital)
-
-
-def _found_ruin(state: GameState, scn: Scenario) -> City:
-    """The Ruin: a bandit city of 10,000 behind walls 50 with 1,500 fortified spearmen (VIC-090, VIC-100, OPEN-70)."""
-    ruin: Tile = (int(scn.map.ruin[0]), int(scn.map.ruin[1]))
-    city = _found(state, scn, rd.BANDITS, ruin, rd.RUIN_PEOPLE, rd.START_GRAIN, name=scn.map.ruin_name)
-    city.founder = None
-    city.is_ruin = True
-    city.walls = city.walls_max = float(rd.RUIN_WALLS)
-    city.militia = float(rd.full_militia(city.people, False, state.month))
-    _add_unit(state, rd.BANDITS, "spearman", ruin, rd.RUIN_GARRISON, ration_months=rd.START_RATION_MONTHS,
-              fortified=True, home=city.id)
-    return city
-
-
-def _add_unit(state: GameState, owner: str, kind: str, tile: Tile, men: int, *, ration_months: float = 0.0,
-              xp: float = 0.0, morale: float = 100.0, fortified: bool = False, cargo: float = 0.0,
-              home: int | None = None) -> Unit:
-    """Create a unit; fighting troops carry `ration_months` of rations for their men."""
-    spec = rd.UNITS[kind]
-    rations = men / 1000 * ration_months if spec.fighting else 0.0
-    unit = Unit(id=state.new_id(), owner=owner, type=kind, q=int(tile[0]), r=int(tile[1]), men=men, xp=xp,
-                morale=morale, rations=rations, cargo=cargo, fortified=fortified, home_city=home)
-    state.units[unit.id] = unit
-    return unit
-
-
-def _add_general(state: GameState, kd: Kingdom, name: str, troop: Unit, xp: int = 0) -> General:
-    """A named general leading `troop`; the kingdom's list keeps used names first (generals_used)."""
-    gen = General(id=state.new_id(), owner=kd.id, name=name, xp=xp, unit_id=troop.id)
-    state.generals[gen.id] = gen
-    troop.general_id = gen.id
-    names = kd.general_names
-    names.remove(name)
-    names.insert(kd.generals_used, name)
-    kd.generals_used += 1
-    return gen
-
-
-def _apply_overrides(state: GameState, scn: Scenario) -> None:
-    """[[cities]] then [[troops]] on top of the standard start."""
-    month = state.month
-    for spec in scn.cities:
-        tile: Tile = (int(spec.tile[0]), int(spec.tile[1]))
-        city = state.city_at(*tile)
-        if city is not None:  # a capital, changed in place
-            if spec.name is not None:
-                city.name = spec.name
-            city.people = spec.people
-        else:
-            founder = spec.founder if spec.founder is not None else (spec.owner if spec.owner != rd.BANDITS else None)
-            city = _found(state, scn, spec.owner, tile, spec.people, spec.grain, name=spec.name, founder=founder)
-            city.founder = founder
-        city.focus = spec.focus
-        city.grain = float(spec.grain)
-        city.happiness = float(spec.happiness)
-        city.buildings = list(spec.buildings)
-        city.walls_max = _walls_max(spec.buildings)
-        city.walls = float(spec.walls) if spec.walls is not None else city.walls_max
-        city.improvements = [Improvement(int(i.tile[0]), int(i.tile[1]), i.kind) for i in spec.improvements]
-        city.militia = float(rd.full_militia(city.people, city.is_capital, month))
-    for spec_t in scn.troops:
-        tile = (int(spec_t.tile[0]), int(spec_t.tile[1]))
-        kind = rd.UNITS[spec_t.type]
-        if kind.fighting:
-            men = int(spec_t.men or 0)
-        else:
-            men = rd.COLONIST_PEOPLE if spec_t.type == "colonists" else 0
-        cargo = spec_t.cargo if spec_t.cargo or spec_t.type != "colonists" else float(rd.COLONIST_GRAIN)
-        here = state.city_at(*tile)
-        home: int | None = here.id if here is not None and here.owner == spec_t.owner else None
-        if home is None and spec_t.owner in state.kingdoms:
-            home = state.kingdoms[spec_t.owner].capital_id
-        unit = _add_unit(state, spec_t.owner, spec_t.type, tile, men, ration_months=spec_t.ration_months,
-                         xp=spec_t.xp, morale=spec_t.morale, fortified=spec_t.fortified, cargo=cargo, home=home)
-        if spec_t.general is not None:
-            _add_general(state, state.kingdoms[spec_t.owner], spec_t.general, unit, spec_t.general_xp)
 
 
 # --- writing -----------------------------------------------------------------------------------------

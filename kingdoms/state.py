@@ -77,6 +77,14 @@ class City:
     def tile(self) -> Tile:
         return (self.q, self.r)
 
+    def update_walls_max(self) -> None:
+        """Set the wall ceiling from the buildings (and the Ruin's own walls): the one place `walls_max` is set.
+
+        The figure follows from the buildings (`rd.walls_ceiling`); it stays a stored field because game files
+        and state hashes carry it.
+        """
+        self.walls_max = rd.walls_ceiling(self.buildings, self.is_ruin)
+
 
 @dataclass(slots=True)
 class Unit:
@@ -309,6 +317,12 @@ class GameState:
 
 
 _ADAPTER: TypeAdapter[GameState] = TypeAdapter(GameState)
+
+
+def side_name(state: GameState, owner: str) -> str:
+    """A kingdom's name, or the side's id ("bandits") when it is no kingdom."""
+    kd = state.kingdoms.get(owner)
+    return kd.name if kd is not None else owner
 
 #: The GameState dicts keyed by integer id, kept in ascending id order (sort_ids).
 _ID_DICTS = ("cities", "units", "generals", "camps")

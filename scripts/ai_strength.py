@@ -66,7 +66,7 @@ def play_one(scenario: str | None, seed: int, levels: list[str], months: int | N
     from kingdoms.ai import decide_orders
     from kingdoms.game import Game, captures_of
     from kingdoms.ruledata import FIGHTING_TYPES
-    from kingdoms.scenario import build_state, resolve_scenario
+    from kingdoms.setup import build_state, resolve_scenario
 
     scen = resolve_scenario(scenario)
     state = build_state(scen, seed)
@@ -139,7 +139,7 @@ def run_games(jobs: list[tuple[str | None, int, list[str], int | None]], workers
 
 def table_jobs(name: str, scenario: str | None, games: int, months: int | None) -> list[tuple[Any, ...]]:
     """The games of one table: the level under test in one seat (rotating), the others in the rest."""
-    from kingdoms.scenario import resolve_scenario
+    from kingdoms.setup import resolve_scenario
 
     test, other, offset = TABLES[name]
     n = len(resolve_scenario(scenario).kingdoms)

@@ -37,7 +37,7 @@ N_ORDERS = 30
 def mid_game(workdir: Path, months: int, seed: int) -> Any:
     """A game of the default scenario played by the AI rulers for `months` months (passive if standard fails)."""
     from kingdoms.game import Game
-    from kingdoms.scenario import build_state, resolve_scenario
+    from kingdoms.setup import build_state, resolve_scenario
 
     scen = resolve_scenario(None)
     for level in ("ai:standard", "ai:passive"):

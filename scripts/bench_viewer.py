@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 from kingdoms.game import Game
-from kingdoms.scenario import build_state, resolve_scenario
+from kingdoms.setup import build_state, resolve_scenario
 from kingdoms.viewer import write_chronicle, write_view
 
 

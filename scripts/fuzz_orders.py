@@ -71,7 +71,8 @@ def fuzz_game(calls: int, seed: int, mcp: bool) -> dict[str, Any]:
 
     from kingdoms.game import Game, GameError
     from kingdoms.orders import MAX_ORDERS, MAX_UNIT_IDS
-    from kingdoms.scenario import build_state, load_scenario
+    from kingdoms.scenario import load_scenario
+    from kingdoms.setup import build_state
 
     rng = random.Random(seed)
     inputs = make_inputs(rng)

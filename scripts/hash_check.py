@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 
 from kingdoms.game import Game
-from kingdoms.scenario import build_state, random_scenario, resolve_scenario
+from kingdoms.setup import build_state, random_scenario, resolve_scenario
 
 #: (label, scenario or None, random map seed or None, kingdoms, game seed, months, controller)
 GAMES = [

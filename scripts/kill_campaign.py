@@ -146,7 +146,7 @@ def _replay_ok(path: Path) -> tuple[bool, str]:
 def play_one(index: int, args: argparse.Namespace, workdir: Path) -> GameResult:
     """Create, play (with kills) and check one game."""
     from kingdoms.game import Game, setup_for
-    from kingdoms.scenario import build_state, random_scenario
+    from kingdoms.setup import build_state, random_scenario
 
     rng = random.Random(args.seed * 1000 + index)
     n = rng.choice((2, 3))

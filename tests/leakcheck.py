@@ -1185,9 +1185,9 @@ async def play_and_check(spec: GameSpec, workdir: Path, *, counts: Counts, findi
 
     from kingdoms.ai import LEVELS, decide_orders, level_of
     from kingdoms.game import Game
-    from kingdoms.scenario import build_state, resolve_scenario
     from kingdoms.server import build_server
     from kingdoms.session import Session
+    from kingdoms.setup import build_state, resolve_scenario
     from kingdoms.views import build_view
 
     t0 = time.perf_counter()

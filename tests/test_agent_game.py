@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from kingdoms.game import Game
-from kingdoms.scenario import build_state, load_scenario
+from kingdoms.scenario import load_scenario
+from kingdoms.setup import build_state
 
 from .test_server import call, seat
 

@@ -20,7 +20,7 @@ from kingdoms.ai.common import Decision
 from kingdoms.engine.sight import sight_of
 from kingdoms.engine.visibility import can_see_unit
 from kingdoms.game import Game
-from kingdoms.scenario import build_state, resolve_scenario
+from kingdoms.setup import build_state, resolve_scenario
 from kingdoms.state import GameState, QueueEntry
 from kingdoms.views import observe
 

@@ -24,7 +24,8 @@ import pytest
 from kingdoms import cli
 from kingdoms.cli import main
 from kingdoms.game import Game
-from kingdoms.scenario import build_state, load_scenario
+from kingdoms.scenario import load_scenario
+from kingdoms.setup import build_state
 from kingdoms.storage import DiskFull, GameStore, StorageError
 
 from .conftest import tiny_state

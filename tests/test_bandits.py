@@ -7,11 +7,12 @@ The Ruin stands on (8,10) of tests.test_sieges.world's plains map: 1,500 fortifi
 from __future__ import annotations
 
 from kingdoms import ruledata as rd
-from kingdoms.engine.bandits import bandits_phase, choose_strike, make_ruin, strike_odds
+from kingdoms.engine.bandits import bandits_phase, choose_strike, strike_odds
 from kingdoms.engine.conquest import pass_to_bandits
 from kingdoms.engine.context import MonthContext
 from kingdoms.engine.sieges import garrison, militia_phase, towers_phase, walls_phase
 from kingdoms.hexgrid import distance
+from kingdoms.setup import found_ruin
 from tests.test_sieges import add, town, world
 
 RUIN = (8, 10)
@@ -26,7 +27,7 @@ def ruin_world(hill_west: bool = False):
         row[7 + 5] = "H"  # (7,10): column = q + (r - (r & 1)) // 2 = 7 + 5 = 12
         rows[10] = "".join(row)
     state = world(rows=rows)
-    ruin = make_ruin(state, *RUIN)
+    ruin = found_ruin(state, RUIN)
     return state, ruin, garrison(state, ruin)
 
 

@@ -75,11 +75,11 @@ def test_diplo_080_surprise_attack_whose_way_runs_through_visible_land_is_refuse
 def _ruin_taken_by_shu(*, war: bool):
     """The Ruin at (12,4) on the lane, taken by Shu since Wei last saw it (Wei's map says bandits, month 3).
     Wei's cavalry at (5,4) is 7 tiles off: out of sight of the Ruin."""
-    from kingdoms.engine.bandits import make_ruin
     from kingdoms.engine.visibility import city_record
+    from kingdoms.setup import found_ruin
 
     state = world(corridor(4), width=20, war=war)
-    ruin = make_ruin(state, 12, 4)
+    ruin = found_ruin(state, (12, 4))
     state.kingdoms["wei"].memory["cities"] = {str(ruin.id): city_record(ruin, [], False, 3)}
     for u in [u for u in state.units.values() if u.tile == ruin.tile]:
         del state.units[u.id]

@@ -173,10 +173,10 @@ def test_conq_060_open_16_founder_fallen_goes_to_bandits():
 
 def test_open_17_ruin_is_restless_and_revolts_back_to_bandits():
     """OPEN-17: a city taken from the bandits (the Ruin too) is restless; its revolt always goes to the bandits."""
-    from kingdoms.engine.bandits import make_ruin
+    from kingdoms.setup import found_ruin
 
     state = world()
-    ruin = make_ruin(state, 8, 10)
+    ruin = found_ruin(state, (8, 10))
     for uid in [u.id for u in state.units.values() if u.tile == ruin.tile]:
         del state.units[uid]
     ruin.walls = 0.0

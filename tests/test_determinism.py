@@ -20,7 +20,7 @@ import pytest
 
 from kingdoms.engine.month import resolve_month
 from kingdoms.game import Game
-from kingdoms.scenario import build_state, random_scenario, resolve_scenario
+from kingdoms.setup import build_state, random_scenario, resolve_scenario
 from kingdoms.state import GameState, Unit
 from kingdoms.storage import _unpack
 

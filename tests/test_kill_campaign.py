@@ -49,7 +49,8 @@ def test_a_seat_process_plays_its_seat_to_the_last_month(tmp_path: Path) -> None
     going with the AI seat, logging what it was told, until the target month has resolved; the file replays."""
     kc = _campaign()
     from kingdoms.game import setup_for
-    from kingdoms.scenario import build_state, load_scenario
+    from kingdoms.scenario import load_scenario
+    from kingdoms.setup import build_state
 
     path = tmp_path / "g.sqlite"
     state = build_state(load_scenario("duel"), 3)

@@ -445,7 +445,8 @@ async def test_intel_050_get_city_of_an_unknown_city_answers_like_a_missing_one(
 
 
 def _duel_game(path: Path) -> dict[str, str]:
-    from kingdoms.scenario import build_state, load_scenario
+    from kingdoms.scenario import load_scenario
+    from kingdoms.setup import build_state
 
     state = build_state(load_scenario("duel"), 7)
     game, tokens = Game.create(path, state, scenario="duel", controllers={"wei": "agent", "shu": "agent"},
@@ -516,7 +517,8 @@ async def test_a_seat_never_reads_another_seats_words(tmp_path: Path) -> None:
     """Notes, goals, dispatches, calls and replies of one seat never reach the other: not in get_history, not in
     a briefing, not in the game record written for it (OPEN-85, TOOLS-430, TOOLS-480, TOOLS-490)."""
     from kingdoms import ruledata as rd
-    from kingdoms.scenario import build_state, load_scenario
+    from kingdoms.scenario import load_scenario
+    from kingdoms.setup import build_state
 
     path = tmp_path / "g.sqlite"
     state = build_state(load_scenario("duel"), 7)

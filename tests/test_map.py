@@ -13,7 +13,8 @@ from kingdoms.engine.land import founding_ring
 from kingdoms.gamemap import GameMap, Landmark
 from kingdoms.hexgrid import distance, neighbours, ring, spiral
 from kingdoms.mapgen import fairness_problems, generate
-from kingdoms.scenario import build_state, load_scenario
+from kingdoms.scenario import load_scenario
+from kingdoms.setup import build_state
 from kingdoms.state import GameState, Kingdom
 
 

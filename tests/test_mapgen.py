@@ -17,7 +17,8 @@ from kingdoms import ruledata as rd
 from kingdoms.gamemap import GameMap
 from kingdoms.hexgrid import Tile, distance, spiral
 from kingdoms.mapgen import MapGenError, fairness_problems, generate
-from kingdoms.scenario import Scenario, build_state
+from kingdoms.scenario import Scenario
+from kingdoms.setup import build_state
 
 # 200 seeds spread over 2, 3 and 4 kingdoms.
 SEEDS = [(2, s) for s in range(80)] + [(3, s) for s in range(70)] + [(4, s) for s in range(50)]

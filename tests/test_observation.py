@@ -14,7 +14,7 @@ from kingdoms.engine.month import check_orders
 from kingdoms.engine.visibility import known_city_tile
 from kingdoms.game import Game
 from kingdoms.orders.syntax import ParsedOrder, parse_orders
-from kingdoms.scenario import build_state, resolve_scenario
+from kingdoms.setup import build_state, resolve_scenario
 from kingdoms.state import GameState
 from kingdoms.views import observe, observe_all
 

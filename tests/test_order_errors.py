@@ -21,12 +21,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kingdoms.engine.bandits import make_ruin
 from kingdoms.engine.generals import new_general
 from kingdoms.engine.land import found_city
 from kingdoms.engine.sight import mask_to_hex
 from kingdoms.game import Game
 from kingdoms.orders.models import VERBS
+from kingdoms.setup import found_ruin
 from kingdoms.state import Camp, GameState, Improvement, StationedSpy
 from tests.armies import add, world
 
@@ -50,7 +50,7 @@ def board(war: bool = False) -> tuple[GameState, dict[str, int]]:
     cd = found_city(state, "shu", 13, 7, people=15_000, grain=100, name="Chengdu", capital=True)
     state.kingdoms["shu"].capital_id = cd.id
     cd.improvements.append(Improvement(12, 7, "farm"))
-    ruin = make_ruin(state, 9, 7)
+    ruin = found_ruin(state, (9, 7), "The Ruin")
     ids = {"ye": ye.id, "cd": cd.id, "ruin": ruin.id}
     units = {
         "L": ("wei", "levy", (4, 4), 3_000),

@@ -14,14 +14,13 @@ from kingdoms.scenario import (
     SCENARIO_DIR,
     Scenario,
     ScenarioError,
-    build_state,
     dump_scenario,
     load_scenario,
     parse_scenario,
-    resolve_scenario,
     scenario_from_dict,
     scenario_names,
 )
+from kingdoms.setup import build_state, resolve_scenario
 from kingdoms.state import GameState
 
 

@@ -28,8 +28,9 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 from kingdoms import ruledata as rd
 from kingdoms.game import Game
 from kingdoms.mcp_strict import check_arguments, check_value, key_label
-from kingdoms.scenario import build_state, load_scenario
+from kingdoms.scenario import load_scenario
 from kingdoms.server import INTERNAL_ERROR, REFUSAL, build_server
+from kingdoms.setup import build_state
 
 pytestmark = pytest.mark.anyio
 

@@ -20,7 +20,8 @@ import pytest
 from kingdoms.ai import LEVELS
 from kingdoms.cli import main as cli_main
 from kingdoms.game import Game
-from kingdoms.scenario import build_state, load_scenario
+from kingdoms.scenario import load_scenario
+from kingdoms.setup import build_state
 from kingdoms.tournament.config import ConfigError, config_from_text, load_config
 from kingdoms.tournament.metrics import intent, order_figures
 from kingdoms.tournament.runner import run

@@ -7,11 +7,11 @@ long-running counters, by setting City.captured_by directly and calling the vict
 from __future__ import annotations
 
 from kingdoms import ruledata as rd
-from kingdoms.engine.bandits import make_ruin
 from kingdoms.engine.context import MonthContext
 from kingdoms.engine.land import found_city
 from kingdoms.engine.sieges import assault_city
 from kingdoms.engine.victory import captures, places, ruin_holder, victory_phase
+from kingdoms.setup import found_ruin
 from kingdoms.state import City, GameState
 from tests.test_sieges import TOWN, WEST, add, town, world
 
@@ -104,7 +104,7 @@ def test_vic_080_bandit_city_is_no_capture():
 def test_vic_090_110_the_ruin_counts_for_its_holder():
     """VIC-090, VIC-110: the Ruin (bandits' at start) counts as a capture for whoever holds it, from bandits or a rival."""
     state = world()
-    ruin = make_ruin(state, 8, 10)
+    ruin = found_ruin(state, (8, 10))
     assert ruin_holder(state) == rd.BANDITS
     take(state, ruin, "wei", (7, 10))
     assert captures(state)["wei"] == 1 and ruin_holder(state) == "wei"
@@ -115,7 +115,7 @@ def test_vic_090_110_the_ruin_counts_for_its_holder():
 def test_vic_100_open_70_ruin_garrison_and_walls():
     """VIC-100, OPEN-70: 10,000 people, walls 50 (ceiling 50), 1,500 fortified spearmen, militia 1,000, no founder."""
     state = world()
-    ruin = make_ruin(state, 8, 10)
+    ruin = found_ruin(state, (8, 10))
     gar = [u for u in state.units.values() if u.tile == ruin.tile]
     assert [(u.owner, u.type, u.men, u.fortified) for u in gar] == [(rd.BANDITS, "spearman", 1_500, True)]
     assert (ruin.people, ruin.walls, ruin.walls_max, ruin.militia) == (10_000, 50, 50, 1_000)
@@ -127,7 +127,7 @@ def test_vic_120_nobody_founds_on_the_ruin():
     from kingdoms.engine.land import founding_problem
 
     state = world()
-    make_ruin(state, 8, 10)
+    found_ruin(state, (8, 10))
     assert founding_problem(state, 8, 10) is not None
     assert founding_problem(state, 9, 10) is not None
 
@@ -268,7 +268,7 @@ def test_vic_180_whole_month_160_through_resolve_month():
     from kingdoms.engine.month import resolve_month
 
     state = world(wu=True, month=160)
-    make_ruin(state, 8, 10)
+    found_ruin(state, (8, 10))
     result = resolve_month(state, {})
     new = result.state
     assert new.finished and new.end_reason == "time_limit" and new.month == 160

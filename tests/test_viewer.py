@@ -13,7 +13,7 @@ from starlette.testclient import TestClient
 from kingdoms.cli import main
 from kingdoms.fork import fork_game
 from kingdoms.game import Game, GameError
-from kingdoms.scenario import build_state, resolve_scenario
+from kingdoms.setup import build_state, resolve_scenario
 from kingdoms.viewer import SpectatorRefused, build_record, write_chronicle, write_view
 from kingdoms.viewer.chronicle import write_history
 from kingdoms.viewer.frames import IN_SIGHT, REMEMBERED, UNEXPLORED, frame_of_observation

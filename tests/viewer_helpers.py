@@ -6,7 +6,7 @@ from pathlib import Path
 
 from kingdoms.game import Game
 from kingdoms.hexgrid import distance
-from kingdoms.scenario import build_state, resolve_scenario
+from kingdoms.setup import build_state, resolve_scenario
 from kingdoms.state import GameState, Unit
 from kingdoms.views.observation import observe
 

@@ -36,7 +36,6 @@ from kingdoms.engine.combat import (
     holds_city,
     scout_attacked,
 )
-from kingdoms.engine.conquest import side_name
 from kingdoms.engine.context import MonthContext, OrderFailed
 from kingdoms.engine.movement import Goal, march
 from kingdoms.engine.pathing import AGENT, CIVILIAN, SIEGE, TROOP, Ground, is_armed, slot_of
@@ -59,7 +58,7 @@ from kingdoms.engine.visibility import (
     watches_unit,
 )
 from kingdoms.hexgrid import Tile, distance, fmt_tile, ring, spiral
-from kingdoms.state import Camp, City, GameState, Unit
+from kingdoms.state import Camp, City, GameState, Unit, side_name
 
 #: Which unit on a tile an attack hits first (OPEN-52); spies are never hit.
 HIT_ORDER = {TROOP: 0, SIEGE: 1, CIVILIAN: 2, AGENT: 3}

@@ -17,29 +17,10 @@ from dataclasses import dataclass
 from kingdoms import ruledata as rd
 from kingdoms.engine.combat import field_battle, melee_exchange, morale_after, routs
 from kingdoms.engine.context import MonthContext
-from kingdoms.engine.land import found_city
 from kingdoms.engine.registry import phase
 from kingdoms.engine.sieges import garrison
 from kingdoms.hexgrid import distance
 from kingdoms.state import City, GameState, Unit
-
-#: A bandit strike needs the troop to lose at least this share of what the bandits lose (BANDIT-040).
-FAVOUR_SHARE = 0.6
-RUIN_NAME = "The Ruin"
-
-
-def make_ruin(state: GameState, q: int, r: int, name: str = RUIN_NAME) -> City:
-    """The Ruin at game set-up: a bandit city of 10,000, walls 50 (ceiling 50), 1,500 fortified spearmen (OPEN-70)."""
-    city = found_city(state, rd.BANDITS, q, r, people=rd.RUIN_PEOPLE, grain=rd.START_GRAIN, name=name)
-    city.is_ruin = True
-    city.founder = None
-    city.walls = float(rd.RUIN_WALLS)
-    city.walls_max = float(rd.RUIN_WALLS)
-    city.militia = float(rd.full_militia(city.people, False, state.month))
-    uid = state.new_id()
-    state.units[uid] = Unit(uid, rd.BANDITS, "spearman", q, r, men=rd.RUIN_GARRISON, fortified=True,
-                            rations=rd.RUIN_GARRISON / 1000.0 * rd.START_RATION_MONTHS)
-    return city
 
 
 def bandit_cities(state: GameState) -> list[City]:
@@ -59,7 +40,7 @@ class StrikeOdds:
     @property
     def favourable(self) -> bool:
         """The fight favours the bandits: troop loses >= 60% of what they lose, and they hold (BANDIT-040)."""
-        return not self.bandits_rout and self.target_loss >= FAVOUR_SHARE * self.bandit_loss
+        return not self.bandits_rout and self.target_loss >= rd.BANDIT_FAVOUR_SHARE * self.bandit_loss
 
 
 def strike_odds(state: GameState, gar: Unit, target: Unit) -> StrikeOdds:

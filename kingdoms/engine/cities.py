@@ -24,12 +24,12 @@ from typing import Any
 
 from kingdoms import ruledata as rd
 from kingdoms.engine import economy as eco
-from kingdoms.engine.conquest import pass_to_bandits, remove_unit, side_name
+from kingdoms.engine.conquest import pass_to_bandits, remove_unit
 from kingdoms.engine.context import MonthContext
 from kingdoms.engine.pathing import CIVILIAN, slot_of, slot_of_type
 from kingdoms.engine.registry import phase
 from kingdoms.hexgrid import Tile, fmt_tile
-from kingdoms.state import City, GameState, Improvement, QueueEntry, Unit
+from kingdoms.state import City, GameState, Improvement, QueueEntry, Unit, side_name
 
 EPS = eco.EPS
 
@@ -223,11 +223,9 @@ def _complete(ctx: MonthContext, city: City, entry: QueueEntry) -> None:
     if item in rd.BUILDINGS:
         if item not in city.buildings:
             city.buildings.append(item)
-        if item == "palisade":  # BUILD-020, SIEGE-030: walls 40 at once
+        city.update_walls_max()  # BUILD-020, BUILD-030, SIEGE-030: a palisade 40, stone walls 100
+        if item == "palisade":  # walls 40 at once; stone walls only raise the ceiling (repairs +5 a month)
             city.walls = max(city.walls, float(rd.PALISADE_WALLS))
-            city.walls_max = max(city.walls_max, float(rd.PALISADE_WALLS))
-        elif item == "walls":  # BUILD-030, SIEGE-030: the ceiling rises to 100; repairs raise walls +5 a month
-            city.walls_max = max(city.walls_max, float(rd.STONE_WALLS_MAX))
         text = f"{where} has finished its {item}."
     elif item in rd.IMPROVEMENTS:
         tile = entry.tile

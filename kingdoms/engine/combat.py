@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 from kingdoms import ruledata as rd
 from kingdoms.engine import generals as gen
-from kingdoms.engine.conquest import captor_of, remove_unit, side_name
+from kingdoms.engine.conquest import captor_of, remove_unit
 from kingdoms.engine.context import MonthContext
 from kingdoms.engine.economy import occupies, round_half_up
 from kingdoms.engine.pathing import AGENT, CIVILIAN, TROOP, Ground, slot_of
@@ -41,7 +41,7 @@ from kingdoms.engine.supply import (
 )
 from kingdoms.engine.visibility import note_told_unit
 from kingdoms.hexgrid import Tile, distance, fmt_tile
-from kingdoms.state import GameState, Unit
+from kingdoms.state import GameState, Unit, side_name
 
 ROLES = ("attack", "defend", "shoot", "return_fire", "guard")
 

@@ -19,7 +19,7 @@ from kingdoms.engine.context import MonthContext
 from kingdoms.engine.registry import phase
 from kingdoms.engine.victory import check_last_standing
 from kingdoms.hexgrid import fmt_tile
-from kingdoms.state import City, GameState, Unit
+from kingdoms.state import City, GameState, Unit, side_name
 
 # --- hold-down arithmetic (CONQ-040) ---------------------------------------------------------------------
 
@@ -43,12 +43,6 @@ def hold_down_present(state: GameState, city: City) -> int:
 
 
 # --- removing units --------------------------------------------------------------------------------------
-
-
-def side_name(state: GameState, owner: str) -> str:
-    """A kingdom's name, or the side's id ("bandits") when it is no kingdom."""
-    kd = state.kingdoms.get(owner)
-    return kd.name if kd is not None else owner
 
 
 def captor_of(state: GameState, owner: str | None) -> str | None:

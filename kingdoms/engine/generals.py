@@ -14,7 +14,7 @@ from kingdoms.engine.pathing import is_armed
 from kingdoms.engine.registry import phase, verb
 from kingdoms.engine.visibility import own_units_text, require_own_unit
 from kingdoms.hexgrid import Tile, distance, fmt_tile
-from kingdoms.state import City, GameState, General, Unit
+from kingdoms.state import City, GameState, General, Unit, side_name
 
 # --- lookups ----------------------------------------------------------------------------------------------
 
@@ -216,8 +216,6 @@ def _defect(ctx: MonthContext, general: General, captor: str, tile: Tile, by_uni
                 return _lose(ctx, general, f"captured at {fmt_tile(tile)} with nowhere to serve his captors")
             _wait_in(general, cities[0])
             post = f"waits in {cities[0].name}"
-    from kingdoms.engine.conquest import side_name  # conquest imports this module
-
     captor_name = side_name(state, captor)
     loser_name = side_name(state, old_owner)
     ctx.emit("general_defected", f"General {general.name} was captured at {fmt_tile(tile)} and defected to {captor_name}.",

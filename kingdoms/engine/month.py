@@ -16,6 +16,8 @@ from kingdoms.engine import cautions
 from kingdoms.engine.belief import believed_state
 from kingdoms.engine.context import Event, MonthContext, OrderFailed, OrderOutcome
 from kingdoms.engine.registry import PHASE_SLOTS, PHASES, VERBS, load_areas
+from kingdoms.orders.models import ORDER_ADAPTER
+from kingdoms.orders.syntax import format_order
 from kingdoms.state import GameState
 
 
@@ -69,8 +71,6 @@ def run_order(ctx: MonthContext, kingdom: str, order: Any) -> str:
 
 
 def _standing_order(data: dict) -> Any:
-    from kingdoms.orders.models import ORDER_ADAPTER
-
     return ORDER_ADAPTER.validate_python(data)
 
 
@@ -322,6 +322,4 @@ def _needed(items: list[_Item]) -> list[_Item]:
 
 
 def _describe(order: Any) -> str:
-    from kingdoms.orders.syntax import format_order
-
     return format_order(order)

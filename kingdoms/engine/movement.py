@@ -40,6 +40,7 @@ from kingdoms.engine.supply import (
 )
 from kingdoms.engine.visibility import require_own_unit
 from kingdoms.hexgrid import Tile, distance, fmt_tile
+from kingdoms.orders.models import Move
 from kingdoms.state import GameState, Unit
 
 # --- marching -----------------------------------------------------------------------------------------------
@@ -311,8 +312,6 @@ def _check_move(ctx: MonthContext, kingdom: str, order: Any) -> None:
 
 def march_to(ctx: MonthContext, unit: Unit, to: Tile, order: Any | None = None) -> str:
     """March `unit` toward `to` for this month; unfinished, `order` (or a move order) stands for next month."""
-    from kingdoms.orders.models import Move
-
     state = ctx.state
     if unit.tile == to:
         unit.standing = None
@@ -594,8 +593,6 @@ def run_split(ctx: MonthContext, kingdom: str, order: Any) -> str:
     Both keep the XP (COMBAT-270); rations go with the men; the general stays; the troop split from keeps any
     standing order (TURN-140). The new troop has the moves the old one had left.
     """
-    from kingdoms.orders.models import Move
-
     _check_split(ctx, kingdom, order)
     state = ctx.state
     unit = state.units[order.unit_id]

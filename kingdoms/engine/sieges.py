@@ -42,7 +42,6 @@ from kingdoms.engine.conquest import (
     on_city_land,
     remove_unit,
     reset_hands,
-    side_name,
     units_on,
 )
 from kingdoms.engine.context import MonthContext, OrderFailed
@@ -51,7 +50,7 @@ from kingdoms.engine.pathing import TROOP, slot_of
 from kingdoms.engine.registry import phase
 from kingdoms.engine.visibility import note_told_militia
 from kingdoms.hexgrid import distance, fmt_tile
-from kingdoms.state import City, GameState, Unit
+from kingdoms.state import City, GameState, Unit, side_name
 
 # --- lookups ---------------------------------------------------------------------------------------------
 

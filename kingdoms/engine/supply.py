@@ -16,7 +16,7 @@ import math
 from collections.abc import Iterable
 
 from kingdoms import ruledata as rd
-from kingdoms.engine.conquest import remove_unit, side_name
+from kingdoms.engine.conquest import remove_unit
 from kingdoms.engine.context import MonthContext, OrderFailed
 from kingdoms.engine.economy import granary_capacity, round_half_up
 from kingdoms.engine.pathing import Ground
@@ -25,7 +25,7 @@ from kingdoms.engine.registry import phase, verb
 from kingdoms.engine.sight import hex_to_mask, sight_of
 from kingdoms.engine.visibility import require_own_unit
 from kingdoms.hexgrid import Tile, distance, fmt_tile, spiral
-from kingdoms.state import Camp, City, GameState, Unit
+from kingdoms.state import Camp, City, GameState, Unit, side_name
 
 EPS = 1e-9
 

@@ -140,7 +140,7 @@ class TournamentConfig(_Spec):
         raise KeyError(name)
 
     def scenario_source(self, entry: ScenarioEntry) -> str:
-        """What kingdoms.scenario.resolve_scenario takes for this entry: a shipped name as is, a path made
+        """What kingdoms.setup.resolve_scenario takes for this entry: a shipped name as is, a path made
         absolute (relative paths start from the tournament file's folder)."""
         text = entry.name
         if text.startswith("random:") or not ("/" in text or "\\" in text or text.endswith(".toml")):

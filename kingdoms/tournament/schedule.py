@@ -36,7 +36,7 @@ class GameTask:
     index: int
     round: int
     map_label: str
-    source: str  # what kingdoms.scenario.resolve_scenario takes
+    source: str  # what kingdoms.setup.resolve_scenario takes
     seed: int
     seats: dict[str, str] = field(default_factory=dict)  # kingdom id -> entrant name (or FILL)
     months: int | None = None
@@ -55,7 +55,8 @@ class GameTask:
 
 def _maps(cfg: TournamentConfig, round_no: int) -> list[tuple[str, str, list[str]]]:
     """(label, source, kingdom ids) of every map played in a round."""
-    from kingdoms.scenario import ScenarioError, resolve_scenario
+    from kingdoms.scenario import ScenarioError
+    from kingdoms.setup import resolve_scenario
 
     out: list[tuple[str, str, list[str]]] = []
     problems: list[str] = []

@@ -100,7 +100,7 @@ def _remove_sqlite(path: Path) -> None:
 
 def _open_or_create(task: GameTask, job: dict[str, Any], path: Path) -> tuple[Game, dict[str, str], bool]:
     """The game file (made now, or reopened to resume) and its seat tokens; True when it was resumed."""
-    from kingdoms.scenario import build_state, resolve_scenario
+    from kingdoms.setup import build_state, resolve_scenario
 
     tokens_path = path.with_name(path.stem + ".tokens.json")
     if path.exists():

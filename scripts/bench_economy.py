@@ -1,4 +1,4 @@
-"""Benchmark of the economy's month phases (production, grain, growth) on a big world: `python -m kingdoms.engine.bench_economy`.
+"""Benchmark of the economy's month phases (production, grain, growth) on a big world: `.venv/bin/python scripts/bench_economy.py`.
 
 Builds a seeded 120 x 80 map with 200 cities of 4 kingdoms (people 5,000..60,000, queues of troops, buildings,
 improvements and colonists, a troop or two on each city's land) and times the three phases month after month.

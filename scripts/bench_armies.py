@@ -1,6 +1,6 @@
 """Benchmark of armies in the field: route queries on a 48 x 36 map and a month of 200 troops marching.
 
-A benchmark, not a test: it prints figures and never fails on them. Run: python -m kingdoms.engine.bench_armies
+A benchmark, not a test: it prints figures and never fails on them. Run: .venv/bin/python scripts/bench_armies.py
 Targets: one route across the map under 1 ms (median); a month of 200 troops' orders under 50 ms.
 
 Figures are CPU time (time.process_time: a busy machine slows the wall clock, not the CPU time), medians over
