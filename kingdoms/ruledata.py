@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, Literal, get_args
 
 # --- Calendar (TURN-010) -------------------------------------------------------------------------------
 LAST_MONTH: Final = 160
@@ -73,7 +73,8 @@ SIZE_BONUS_PEOPLE: Final = 40_000
 STORE_EMPTY_CAP: Final = 60
 PROD_PER_DAN: Final = 4  # BUILD-210
 
-FOCUSES: Final = ("food", "balanced", "production")
+Focus = Literal["food", "balanced", "production"]  # CITY-030: a city's focus
+FOCUSES: Final[tuple[str, ...]] = get_args(Focus)
 FOCUS_GROWTH: Final = {"food": 1.0, "balanced": 0.5, "production": 0.15}
 FOCUS_PROD: Final = {"food": 0.5, "balanced": 0.8, "production": 1.0}
 
@@ -170,6 +171,8 @@ CAMP_BONUS: Final = 0.25
 SPEAR_VS_CAVALRY_FIELD: Final = 0.50
 SPEAR_VS_CAVALRY_CITY: Final = 1.5
 TRAINING_PER_LEVEL: Final = 0.06
+MORALE_FACTOR_BASE: Final = 0.5  # COMBAT-020: strength x(0.5 + morale / 200)
+MORALE_FACTOR_DIVISOR: Final = 200.0
 XP_LEVELS: Final = (3, 7, 12, 18, 25, 33)  # troop levels 1..6
 GENERAL_XP_LEVELS: Final = (3, 7, 12, 18)  # general levels 2..5 (level 1 from 0 XP)
 GENERAL_FIELD: Final = 0.10
@@ -216,6 +219,7 @@ ENGINE_WALL_DAMAGE: Final = 10
 ENGINE_KILLS: Final = 15
 BATTER_PER_1000: Final = 5
 WALL_REPAIR: Final = 5
+WALLS_FACTOR_DIVISOR: Final = 200.0  # SIEGE-020: defenders x(1 + durability / 200)
 BLOCKADE_CRUMBLE: Final = 5
 BLOCKADE_RADIUS: Final = 2
 VOLLEY_PEOPLE_FLOOR: Final = 1_000  # OPEN-59
@@ -245,9 +249,18 @@ SPY_UNMASK_MAX: Final = 0.60
 SPY_CATCH_BASE: Final = 0.01
 SPY_CATCH_NEAR_TROOP: Final = 0.03
 SPY_CATCH_PER_COUNTER: Final = 0.05
+SabotageTarget = Literal["granary", "panic"]  # INTEL-160
+SABOTAGE_TARGETS: Final[tuple[str, ...]] = get_args(SabotageTarget)
 SABOTAGE_GRANARY_SHARE: Final = 0.5
 PANIC_DESERT: Final = 0.12
 PANIC_MORALE: Final = 20
+#: How a rival's walls look from outside (INTEL-030; the shares are ours, the spec names no figure): durability
+#: at least this share of the ceiling is "intact", at least the second "damaged", below it "crumbling".
+WALLS_INTACT_SHARE: Final = 0.9
+WALLS_DAMAGED_SHARE: Final = 0.5
+#: Months a sighting of a foreign field unit is remembered once out of sight (MAP-190; troops move, older news
+#: misleads). Cities and camps stay until their tile is seen again.
+UNIT_MEMORY_MONTHS: Final = 12
 
 # --- Generals (GEN-*) ----------------------------------------------------------------------------------
 GENERAL_REACH: Final = 2

@@ -722,7 +722,7 @@ def test_map_190_memory_keeps_last_seen_and_explored():
 
 def test_map_190_memory_forgets_old_troop_sightings():
     """MAP-190: troop sightings older than UNIT_MEMORY_MONTHS are forgotten; cities are kept."""
-    from kingdoms.engine.intel import UNIT_MEMORY_MONTHS
+    from kingdoms.ruledata import UNIT_MEMORY_MONTHS
 
     s = world(month=3)
     scout = unit(s, "wei", "scout", 8, 6)

@@ -61,7 +61,7 @@ def training_factor(unit: Unit) -> float:
 
 def morale_factor(unit: Unit) -> float:
     """x(0.5 + morale/200) (COMBAT-020)."""
-    return 0.5 + unit.morale / 200.0
+    return rd.MORALE_FACTOR_BASE + unit.morale / rd.MORALE_FACTOR_DIVISOR
 
 
 def unit_factor(unit: Unit) -> float:
@@ -71,7 +71,7 @@ def unit_factor(unit: Unit) -> float:
 
 def walls_factor(walls: float) -> float:
     """Defenders behind walls fight at x(1 + durability/200) (SIEGE-020)."""
-    return 1.0 + max(0.0, walls) / 200.0
+    return 1.0 + max(0.0, walls) / rd.WALLS_FACTOR_DIVISOR
 
 
 def holds_city(state: GameState, unit: Unit, tile: Tile | None = None) -> bool:

@@ -45,10 +45,6 @@ from kingdoms.state import City, GameState, StationedSpy, Unit
 
 Json = dict[str, Any]
 
-#: Months a sighting of a foreign field unit is remembered once out of sight (troops move; older news misleads).
-UNIT_MEMORY_MONTHS = 12
-
-
 # --- small lookups ----------------------------------------------------------------------------------------
 
 
@@ -472,7 +468,7 @@ def update_memory(state: GameState, kingdom: str, sight: Any | None = None) -> N
         if c is not None and c.is_ruin and rec.get("owner") != c.owner:
             cities[k] = {**rec, "owner": c.owner}  # who holds the Ruin is public, in sight or not (VIC-130)
     units = {k: v for k, v in (mem.get("units") or {}).items()
-             if not in_sight(v) and month - int(v["month"]) <= UNIT_MEMORY_MONTHS}
+             if not in_sight(v) and month - int(v["month"]) <= rd.UNIT_MEMORY_MONTHS}
     for rec in seen.units:
         units[str(rec["id"])] = rec
     camps = {k: v for k, v in (mem.get("camps") or {}).items() if not in_sight(v)}

@@ -267,9 +267,9 @@ def walls_state(city: City) -> str:
     if city.walls <= 0:
         return f"{kind}, breached"
     share = city.walls / max(city.walls_max, 1.0)
-    if share >= 0.9:
+    if share >= rd.WALLS_INTACT_SHARE:
         return f"{kind}, intact"
-    if share >= 0.5:
+    if share >= rd.WALLS_DAMAGED_SHARE:
         return f"{kind}, damaged"
     return f"{kind}, crumbling"
 

@@ -5,7 +5,7 @@ Pure data: nothing here knows the board; issue-time validation against the game 
 
 from __future__ import annotations
 
-from typing import Annotated, ClassVar, Final, Literal
+from typing import Annotated, ClassVar, Final, Literal, get_args
 
 from pydantic import (
     BaseModel,
@@ -15,6 +15,8 @@ from pydantic import (
     TypeAdapter,
     model_validator,
 )
+
+from kingdoms import ruledata as rd
 
 
 def _no_bool(value: object) -> object:
@@ -36,25 +38,26 @@ Coord = Annotated[int, BeforeValidator(_no_bool), Field(ge=-1_000_000, le=1_000_
 #: A hex tile as (q, r).
 Tile = tuple[Coord, Coord]
 
-# --- set_production items (TOOLS-320, OPEN-80, RECRUIT) -------------------------------------------
-BUILDINGS: Final[tuple[str, ...]] = ("palisade", "walls", "forge", "stable", "barracks")
-IMPROVEMENTS: Final[tuple[str, ...]] = ("farm", "granary", "workshop")
-TROOPS: Final[tuple[str, ...]] = ("levy", "spearman", "archer", "cavalry", "heavy_infantry", "catapult")
-CIVILIANS: Final[tuple[str, ...]] = ("colonists", "scout", "spy")
+# --- set_production items (TOOLS-320, OPEN-80, RECRUIT): every list and limit read from ruledata ----------
+BUILDINGS: Final[tuple[str, ...]] = tuple(rd.BUILDINGS)
+IMPROVEMENTS: Final[tuple[str, ...]] = tuple(rd.IMPROVEMENTS)
+TROOPS: Final[tuple[str, ...]] = rd.FIGHTING_TYPES
+CIVILIANS: Final[tuple[str, ...]] = tuple(t for t in rd.RECRUITABLE if not rd.UNITS[t].fighting)
 QUEUE_ITEMS: Final[tuple[str, ...]] = BUILDINGS + IMPROVEMENTS + TROOPS + CIVILIANS
-#: Recruit size limits (men; catapults count crew): 500..20,000, catapults 100..20,000.
-MAX_MEN: Final = 20_000
-MIN_MEN: Final[dict[str, int]] = {t: (100 if t == "catapult" else 500) for t in TROOPS}
+#: Recruit size limits (men; catapults count crew): each type's least, at most 20,000 (RECRUIT-230).
+MAX_MEN: Final = rd.MAX_TROOP_MEN
+MIN_MEN: Final[dict[str, int]] = {t: rd.UNITS[t].min_men for t in TROOPS}
 #: A supply wagon carries 1..60 dan (SUPPLY-100).
-MAX_DAN: Final = 60
-FOCUSES: Final[tuple[str, ...]] = ("food", "balanced", "production")
-SABOTAGE_TARGETS: Final[tuple[str, ...]] = ("granary", "panic")
-BUILD_WHAT: Final[tuple[str, ...]] = ("camp",)
+MAX_DAN: Final = rd.WAGON_CAP
+FOCUSES: Final[tuple[str, ...]] = rd.FOCUSES
+SABOTAGE_TARGETS: Final[tuple[str, ...]] = rd.SABOTAGE_TARGETS
+BuildWhat = Literal["camp"]
+BUILD_WHAT: Final[tuple[str, ...]] = get_args(BuildWhat)
 
 
 def men_range(item: str) -> tuple[int, int]:
     """Allowed recruit size (min, max) for a troop item."""
-    return MIN_MEN.get(item, 500), MAX_MEN
+    return MIN_MEN[item], MAX_MEN
 
 
 class QueueItem(BaseModel):
@@ -226,7 +229,7 @@ class Build(_OrderBase):
 
     action: Literal["build"] = "build"
     unit_id: Id
-    what: Literal["camp"]
+    what: BuildWhat
 
 
 class AssignGeneral(_OrderBase):
@@ -262,7 +265,7 @@ class SetFocus(_OrderBase):
 
     action: Literal["set_focus"] = "set_focus"
     city_id: Id
-    focus: Literal["food", "balanced", "production"]
+    focus: rd.Focus
 
 
 class ShipGrain(_OrderBase):
@@ -310,7 +313,7 @@ class Sabotage(_OrderBase):
 
     action: Literal["sabotage"] = "sabotage"
     city_id: Id
-    target: Literal["granary", "panic"]
+    target: rd.SabotageTarget
 
 
 class DeclareWar(_OrderBase):
