@@ -1,8 +1,9 @@
 """The static hex map: terrain, rivers, bridges, water bodies and landmarks, held in numpy arrays.
 
 Tiles live in a rectangle of `height` rows ("odd-r" offset rows): row r holds columns 0..width-1 and the
-axial q of column c is c - (r - (r & 1)) // 2. Whole-map work (yields, ownership, sight) indexes the flat
-arrays by `i = r * width + c`; per-tile work uses (q, r). The map never changes during a game.
+axial q of column c is c - (r - (r & 1)) // 2 (hexgrid.axial_q and hexgrid.offset_col convert). Whole-map
+work (yields, ownership, sight) indexes the flat arrays by `i = r * width + c`; per-tile work uses (q, r).
+The map never changes during a game.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from kingdoms import ruledata as rd
-from kingdoms.hexgrid import DIRECTIONS, Tile
+from kingdoms.hexgrid import DIRECTIONS, Tile, axial_qs, flat_index, offset_cols
 
 WATER_CLASSES = ("fresh", "coast", "dry")
 
@@ -55,11 +56,11 @@ class GameMap:
         rows = np.repeat(np.arange(self.height), self.width)
         cols = np.tile(np.arange(self.width), self.height)
         self.r_of = rows.astype(np.int32)
-        self.q_of = (cols - (rows - (rows & 1)) // 2).astype(np.int32)
+        self.q_of = axial_qs(cols, rows).astype(np.int32)
         nbr = np.full((n, 6), -1, dtype=np.int32)
         for k, (dq, dr) in enumerate(DIRECTIONS):
             q2, r2 = self.q_of + dq, self.r_of + dr
-            c2 = q2 + (r2 - (r2 & 1)) // 2
+            c2 = offset_cols(q2, r2)
             ok = (r2 >= 0) & (r2 < self.height) & (c2 >= 0) & (c2 < self.width)
             nbr[ok, k] = r2[ok] * self.width + c2[ok]
         self.nbr = nbr
@@ -113,8 +114,7 @@ class GameMap:
                 river[r * width + c] = ch.islower()
         gm_bridge = np.zeros(width * height, dtype=bool)
         for q, r in bridges or []:
-            c = q + (r - (r & 1)) // 2
-            i = r * width + c if 0 <= r < height and 0 <= c < width else -1
+            i = flat_index(q, r, width, height)
             if i < 0 or not river[i]:
                 raise ValueError(f"bridge at ({q},{r}) is not on a river tile of the map")
             gm_bridge[i] = True
@@ -173,12 +173,7 @@ class GameMap:
 
     def index(self, q: int, r: int) -> int:
         """Flat index of (q, r), or -1 when the tile is off the map."""
-        if r < 0 or r >= self.height:
-            return -1
-        c = q + (r - (r & 1)) // 2
-        if c < 0 or c >= self.width:
-            return -1
-        return r * self.width + c
+        return flat_index(q, r, self.width, self.height)
 
     def tile(self, i: int) -> Tile:
         return int(self.q_of[i]), int(self.r_of[i])

@@ -40,7 +40,7 @@ import numpy as np
 
 from kingdoms import ruledata as rd
 from kingdoms.gamemap import GameMap
-from kingdoms.hexgrid import Tile, distance, fmt_tile, spiral
+from kingdoms.hexgrid import Tile, distance, fmt_tile, hex_lens, spiral
 from kingdoms.scenario import (
     KingdomSpec,
     LandmarkSpec,
@@ -249,7 +249,7 @@ def _hexdist(geo: _Geo, i: int) -> np.ndarray:
     """Hex distance from tile index i to every tile."""
     dq = geo.q - geo.q[i]
     dr = geo.r - geo.r[i]
-    return (np.abs(dq) + np.abs(dr) + np.abs(dq + dr)) // 2
+    return hex_lens(dq, dr)
 
 
 def _noise(rng: np.random.Generator, geo: _Geo, cell: float) -> np.ndarray:

@@ -25,7 +25,7 @@ from kingdoms.engine.month import run_kingdom
 from kingdoms.engine.pathing import Ground, _landmarks, find_route, net_of
 from kingdoms.engine.registry import load_areas
 from kingdoms.gamemap import GameMap
-from kingdoms.hexgrid import distance
+from kingdoms.hexgrid import distance, offset_col
 from kingdoms.state import GameState, Kingdom, Unit
 
 WIDTH, HEIGHT = 48, 36  # the 4-kingdom map (OPEN-61)
@@ -68,8 +68,8 @@ def bench_routes(gm: GameMap, n: int = 300, seed: int = 2) -> dict[str, float]:
     rng = np.random.default_rng(seed)
     state = GameState(seed=seed, month=1, kingdoms={"wei": _kingdom("wei")}, map=gm)
     land = _land(gm)
-    west = [i for i in land if gm.q_of[i] + (gm.r_of[i] - (gm.r_of[i] & 1)) // 2 < 3]
-    east = [i for i in land if gm.q_of[i] + (gm.r_of[i] - (gm.r_of[i] & 1)) // 2 >= WIDTH - 3]
+    west = [i for i in land if offset_col(int(gm.q_of[i]), int(gm.r_of[i])) < 3]
+    east = [i for i in land if offset_col(int(gm.q_of[i]), int(gm.r_of[i])) >= WIDTH - 3]
 
     def timed(pairs: list[tuple[int, int]]) -> tuple[list[float], int]:
         times: list[float] = []

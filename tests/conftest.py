@@ -1,14 +1,14 @@
-"""Shared test fixtures: small hand-made worlds built straight from the world model."""
+"""Shared test fixtures: the tiny two-kingdom world (built with the kit, tests/builders.py) and a game path."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
-from kingdoms.engine.land import found_city
-from kingdoms.gamemap import GameMap
-from kingdoms.state import GameState, Kingdom, Unit
+from kingdoms.state import GameState
+from tests.builders import add, add_city, kingdom, world
 
 #: A 12 x 8 map: grass and plains with a forest belt, hills, a river and a lake.
 TINY_ROWS = [
@@ -23,22 +23,29 @@ TINY_ROWS = [
 ]
 
 
-def make_kingdom(kid: str, name: str, ruler: str, landing: tuple[int, int]) -> Kingdom:
-    return Kingdom(kid, name, ruler, landing, [f"{name} City {i}" for i in range(1, 31)],
-                   [f"{ruler} General {i}" for i in range(1, 13)])
-
-
 def tiny_state(seed: int = 7) -> GameState:
-    """Two kingdoms with a capital and a 3,000-levy troop each, on the tiny map."""
-    gm = GameMap.from_rows(TINY_ROWS)
-    kingdoms = {"wei": make_kingdom("wei", "Cao Wei", "Cao Cao", (1, 1)),
-                "shu": make_kingdom("shu", "Shu Han", "Liu Bei", (6, 6))}
-    state = GameState(seed=seed, month=1, kingdoms=kingdoms, map=gm, rotation=["wei", "shu"])
-    for kid, kd in kingdoms.items():
-        city = found_city(state, kid, *kd.landing, people=15_000, grain=150, capital=True)
-        uid = state.new_id()
-        state.units[uid] = Unit(uid, kid, "levy", city.q, city.r, men=3_000, rations=12.0)
+    """Two kingdoms at peace with a capital and a 3,000-levy troop (4 months' rations) each, on the tiny map."""
+    names = {"cities": "{name} City {i}", "generals": "{ruler} General {i}"}
+    state = world(rows=TINY_ROWS, seed=seed, month=1, war=False, kingdoms=[
+        kingdom("wei", "Cao Wei", "Cao Cao", (1, 1), **names), kingdom("shu", "Shu Han", "Liu Bei", (6, 6), **names)])
+    for kid, kd in state.kingdoms.items():
+        city = add_city(state, kid, kd.landing, capital=True)
+        add(state, kid, "levy", city.tile, 3_000)
     return state
+
+
+#: Markers whose tests run only when the -m expression names them (pyproject.toml [tool.pytest.ini_options]).
+OPT_IN = ("slow", "inspector")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Leave out the opt-in tests (slow, inspector) unless -m names their marker; everything else runs by default."""
+    named = set(re.findall(r"[A-Za-z_]\w*", config.getoption("markexpr") or ""))
+    left_out = {m for m in OPT_IN if m not in named}
+    keep = [item for item in items if not left_out & {mark.name for mark in item.iter_markers()}]
+    if len(keep) < len(items):
+        config.hook.pytest_deselected(items=[item for item in items if item not in keep])
+        items[:] = keep
 
 
 @pytest.fixture

@@ -56,6 +56,7 @@ from typing import Any
 import numpy as np
 
 from kingdoms import ruledata as rd
+from kingdoms.hexgrid import hex_lens
 from kingdoms.state import City, GameState, QueueEntry, Unit
 
 # =============================================================================================================
@@ -90,7 +91,7 @@ def _disc(gm: Any, q: int, r: int, radius: int) -> np.ndarray:
     """Tiles within `radius` of (q, r), by the hex distance formula over every tile (MAP-030)."""
     dq = gm.q_of - q
     dr = gm.r_of - r
-    return (np.abs(dq) + np.abs(dr) + np.abs(dq + dr)) // 2 <= radius
+    return hex_lens(dq, dr) <= radius
 
 
 def knowledge(state: GameState, kingdom: str) -> Knowledge:

@@ -17,7 +17,7 @@ from kingdoms.engine.land import found_city
 from kingdoms.engine.month import check_orders, resolve_month
 from kingdoms.orders.models import Attack, Move
 from kingdoms.state import GameState, Unit
-from tests.armies import add, world
+from tests.builders import add, world
 
 # --- COMBAT-410 / INTEL-060: previews of unwatched field troops are ranges ----------------------------------
 

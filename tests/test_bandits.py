@@ -11,9 +11,10 @@ from kingdoms.engine.bandits import bandits_phase, choose_strike, strike_odds
 from kingdoms.engine.conquest import pass_to_bandits
 from kingdoms.engine.context import MonthContext
 from kingdoms.engine.sieges import garrison, militia_phase, towers_phase, walls_phase
-from kingdoms.hexgrid import distance
+from kingdoms.hexgrid import distance, offset_col
 from kingdoms.setup import found_ruin
-from tests.test_sieges import add, town, world
+from tests.builders import add
+from tests.test_sieges import town, world
 
 RUIN = (8, 10)
 RUIN_W = (7, 10)
@@ -24,7 +25,7 @@ def ruin_world(hill_west: bool = False):
     rows = ["P" * 20 for _ in range(12)]
     if hill_west:
         row = list(rows[10])
-        row[7 + 5] = "H"  # (7,10): column = q + (r - (r & 1)) // 2 = 7 + 5 = 12
+        row[offset_col(*RUIN_W)] = "H"  # (7,10): column 7 + 5 = 12
         rows[10] = "".join(row)
     state = world(rows=rows)
     ruin = found_ruin(state, RUIN)

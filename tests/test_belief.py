@@ -15,7 +15,7 @@ from kingdoms.engine.land import found_city
 from kingdoms.engine.month import check_orders
 from kingdoms.orders.models import Attack, Move
 from kingdoms.views import observe
-from tests.armies import add, corridor, world
+from tests.builders import add, corridor, world
 
 
 def _explored_everywhere(state, kingdom):

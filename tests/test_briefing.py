@@ -15,11 +15,13 @@ from kingdoms import ruledata as rd
 from kingdoms.engine.intel import city_report, update_memory
 from kingdoms.engine.land import found_city, founding_problem
 from kingdoms.engine.sight import mask_to_hex
-from kingdoms.gamemap import GameMap, Landmark
+from kingdoms.gamemap import Landmark
+from kingdoms.hexgrid import axial_q, offset_cols
 from kingdoms.orders.models import ORDER_ADAPTER
 from kingdoms.orders.syntax import parse_order
-from kingdoms.state import Camp, GameState, General, Improvement, Kingdom, QueueEntry, StationedSpy, Unit
+from kingdoms.state import Camp, GameState, General, Improvement, QueueEntry, StationedSpy, Unit
 from kingdoms.views import build_view, observe, render
+from tests.builders import kingdom, world
 
 GOLDEN = Path(__file__).parent / "golden"
 REGEN = bool(os.environ.get("KINGDOMS_REGEN_GOLDEN"))
@@ -47,7 +49,7 @@ ROWS = [
 
 def _ax(col: int, row: int) -> tuple[int, int]:
     """Axial (q, r) of an offset (column, row) position."""
-    return col - (row - (row & 1)) // 2, row
+    return axial_q(col, row), row
 
 
 def _standing(text: str) -> dict:
@@ -58,15 +60,16 @@ def golden_state() -> GameState:
     """Month 50: Cao Wei with 6 cities (one taken from Shu Han, restless) and 12 troops, at war with Shu Han."""
     river_marks = [t for t in ((_ax(c, r)) for r, row in enumerate(ROWS) for c, ch in enumerate(row) if ch == "g")]
     lake = [_ax(c, r) for r, row in enumerate(ROWS) for c, ch in enumerate(row) if ch == "~"]
-    gm = GameMap.from_rows(ROWS, landmarks=[Landmark("Han River", "river", tuple(river_marks)),
-                                            Landmark("Dongting Lake", "lake", tuple(lake))])
-    wei = Kingdom("wei", "Cao Wei", "Cao Cao", _ax(3, 3),
-                  ["Xuchang", "Yingchuan", "Chenliu", "Runan", "Qiao"] + [f"Wei {i}" for i in range(30)],
-                  ["Xiahou Dun", "Xu Huang", "Zhang Liao"] + [f"Wei General {i}" for i in range(12)])
-    shu = Kingdom("shu", "Shu Han", "Liu Bei", _ax(19, 8),
-                  ["Chengdu", "Xinye", "Jiangling"] + [f"Shu {i}" for i in range(30)],
-                  ["Guan Yu", "Zhang Fei"] + [f"Shu General {i}" for i in range(12)])
-    state = GameState(seed=2024, month=50, kingdoms={"wei": wei, "shu": shu}, map=gm, rotation=["wei", "shu"])
+    wei = kingdom("wei", "Cao Wei", "Cao Cao", _ax(3, 3),
+                  cities=["Xuchang", "Yingchuan", "Chenliu", "Runan", "Qiao"] + [f"Wei {i}" for i in range(30)],
+                  generals=["Xiahou Dun", "Xu Huang", "Zhang Liao"] + [f"Wei General {i}" for i in range(12)])
+    shu = kingdom("shu", "Shu Han", "Liu Bei", _ax(19, 8),
+                  cities=["Chengdu", "Xinye", "Jiangling"] + [f"Shu {i}" for i in range(30)],
+                  generals=["Guan Yu", "Zhang Fei"] + [f"Shu General {i}" for i in range(12)])
+    state = world(rows=ROWS, landmarks=[Landmark("Han River", "river", tuple(river_marks)),
+                                        Landmark("Dongting Lake", "lake", tuple(lake))],
+                  kingdoms=[wei, shu], seed=2024, month=50, war=False)
+    gm = state.map
 
     def city(owner: str, col: int, row: int, people: int, *, capital: bool = False, name: str | None = None,
              founder: str | None = None):
@@ -168,10 +171,7 @@ def golden_state() -> GameState:
     state.lead = {"kingdom": "wei", "months": 5}
 
     # What Cao Wei has explored: the western two thirds of the map.
-    explored = [gm.q_of[i] + (gm.r_of[i] - (gm.r_of[i] & 1)) // 2 <= 16 for i in range(gm.size)]
-    import numpy as np
-
-    wei.memory["explored"] = mask_to_hex(np.array(explored, dtype=bool))
+    wei.memory["explored"] = mask_to_hex(offset_cols(gm.q_of, gm.r_of) <= 16)
     update_memory(state, "wei")
     update_memory(state, "shu")
     return state
@@ -208,12 +208,13 @@ def golden_briefing(state: GameState, *, full_rows: bool = True, prev=None) -> s
 
 
 def _check_golden(name: str, text: str) -> None:
+    """The text equals tests/golden/NAME byte for byte; a missing file fails (KINGDOMS_REGEN_GOLDEN=1 writes it)."""
     path = GOLDEN / name
-    if REGEN or not path.exists():
+    if REGEN:
         GOLDEN.mkdir(parents=True, exist_ok=True)
         path.write_text(text + "\n", encoding="utf-8")
-        if not REGEN:
-            pytest.skip(f"golden file {name} was missing and has been written; run again")
+    if not path.exists():
+        pytest.fail(f"golden file tests/golden/{name} is missing: write it with KINGDOMS_REGEN_GOLDEN=1 and review it")
     assert text + "\n" == path.read_text(encoding="utf-8"), (
         f"briefing differs from tests/golden/{name}; if intended, regenerate with KINGDOMS_REGEN_GOLDEN=1")
 
@@ -283,8 +284,26 @@ def test_briefing_is_rendered_from_the_view_only(state: GameState) -> None:
     assert "spied" not in chengdu
 
 
-def test_print_sizes(state: GameState, capsys: pytest.CaptureFixture[str]) -> None:
+def _rows_under(text: str, header: str, end: str) -> list[str]:
+    """The lines starting with "#" between the line starting `header` and the next line starting `end`."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(header))
+    stop = next(i for i in range(start + 1, len(lines)) if lines[i].startswith(end))
+    return [line for line in lines[start + 1:stop] if line.startswith("#")]
+
+
+def test_tools_030_open_82_section_counts_match_their_rows(state: GameState, capsys: pytest.CaptureFixture[str]) -> None:
+    """TOOLS-030, OPEN-82: "CITIES (6)" and "TROOPS (12)" count the rows under them: each of Cao Wei's 6 cities and
+    12 fighting troops has exactly one row, its id first, in id order; civilians and agents are under OTHER UNITS."""
     text = golden_briefing(state)
+    view = build_view(state, "wei")
+    cities = _rows_under(text, "CITIES (6)", "TROOPS (")
+    assert [int(row.split()[0][1:]) for row in cities] == sorted(c.id for c in view.cities)
+    troops = _rows_under(text, "TROOPS (12)", "OTHER UNITS")
+    fighting = sorted(u.id for u in view.units if rd.UNITS[u.type].fighting)
+    assert len(fighting) == 12 and [int(row.split()[0][1:]) for row in troops] == fighting
+    others = _rows_under(text, "OTHER UNITS", "CAMPS")
+    assert [int(row.split()[0][1:]) for row in others] == sorted(u.id for u in view.units if u.id not in fighting)
     with capsys.disabled():
         print(f"\n[briefing month 50, 6 cities, 12 troops: {len(text):,} chars, ~{len(text) // 4:,} tokens]")
 

@@ -18,7 +18,8 @@ from kingdoms.engine.land import founding_problem
 from kingdoms.gamemap import GameMap
 from kingdoms.state import GameState, Improvement, QueueEntry
 
-from .test_economy import CENTRE, add_city, add_unit, axial_map, make_state, reference_state
+from .builders import add, add_city
+from .test_economy import CENTRE, axial_map, make_state, reference_state
 
 
 def run(state: GameState, *slots: str, blockaded: set[int] | None = None) -> MonthContext:
@@ -101,7 +102,7 @@ def test_open_99_short_granary_shares_in_proportion() -> None:
     (need 9) get nothing: short 1 -> happiness 100 - 30 = 70, 5% x 15,000 = 750 die or flee (CITY-190)."""
     state, city = reference_state()
     big = next(iter(state.units.values()))
-    small = add_unit(state, "wei", "levy", 5, 4, 1_000, rations=4.0)
+    small = add(state, "wei", "levy", (5, 4), 1_000, rations=4.0)
     city.grain = 2.0
     ctx = run(state, "grain", blockaded={city.id})
     assert ctx.fed[big.id] == pytest.approx(1.5) and ctx.fed[small.id] == pytest.approx(0.5)
@@ -151,9 +152,9 @@ def test_city_200_unhappy_city_revolts_to_bandits_and_troops_inside_are_lost() -
     """CITY-200, OPEN-15, OPEN-16: happiness 30, nothing to eat (short 1): 30 - 30 = 0 <= 20 -> bandits; the wei levies
     inside are lost; a capital in the same plight starves but stays."""
     state = make_state(axial_map({(2, 2): "G", (3, 6): "G"}))
-    capital = add_city(state, "wei", 3, 6, 15_000, grain=0, capital=True)
-    town = add_city(state, "wei", 2, 2, 10_000, grain=0)
-    inside = add_unit(state, "wei", "levy", 2, 2, 2_000)
+    capital = add_city(state, "wei", (3, 6), 15_000, grain=0, capital=True)
+    town = add_city(state, "wei", (2, 2), 10_000, grain=0)
+    inside = add(state, "wei", "levy", (2, 2), 2_000, months=0)
     for c in (capital, town):
         c.happiness = 30.0
     run(state, "grain", blockaded={capital.id, town.id})
@@ -167,9 +168,9 @@ def test_city_200_the_owner_is_told_of_the_revolt_once() -> None:
     """CITY-200, OPEN-19: the revolt is told once to its owner ("goes over to the bandits" appears in one of the
     events it sees); the second event lists only what is lost with the city (the levies, the burned grain)."""
     state = make_state(axial_map({(2, 2): "G", (3, 6): "G"}))
-    add_city(state, "wei", 3, 6, 15_000, grain=0, capital=True)
-    town = add_city(state, "wei", 2, 2, 10_000, grain=0)
-    add_unit(state, "wei", "levy", 2, 2, 2_000)
+    add_city(state, "wei", (3, 6), 15_000, grain=0, capital=True)
+    town = add_city(state, "wei", (2, 2), 10_000, grain=0)
+    add(state, "wei", "levy", (2, 2), 2_000, months=0)
     town.happiness = 30.0
     ctx = run(state, "grain", blockaded={town.id})
     told = [e.text for e in ctx.events if e.seen_by("wei")]
@@ -207,7 +208,7 @@ def test_conq_030_restless_city_makes_nothing_and_harvests_half() -> None:
 def test_recruit_190_upkeep_taken_as_the_same_share_of_every_city() -> None:
     """RECRUIT-190: output 12 + 1 = 13, upkeep 3.5: capital keeps 12 x 9.5/13 = 8.769, village 9.5/13 = 0.731."""
     state, city = reference_state()
-    village = add_city(state, "wei", 1, 1, 1_500)
+    village = add_city(state, "wei", (1, 1), 1_500)
     run(state, "production")
     assert city.store == pytest.approx(12 * 9.5 / 13)
     assert village.store == pytest.approx(9.5 / 13)
@@ -226,8 +227,8 @@ def test_recruit_200_unpaid_soldiers_desert_in_proportion() -> None:
     """RECRUIT-200, OPEN-32: output 12; 8,000 + 4,000 levies cost 12 + 1 = 13: shortfall 1 -> 1,000 men desert,
     8,000 x 1/12 = 666.7 -> 667 and 4,000 x 1/12 = 333.3 -> 333; nothing is left to build with."""
     state, city = reference_state(levies=False)
-    a = add_unit(state, "wei", "levy", *CENTRE, 8_000, rations=32.0)
-    b = add_unit(state, "wei", "levy", 5, 4, 4_000, rations=16.0)
+    a = add(state, "wei", "levy", CENTRE, 8_000, rations=32.0)
+    b = add(state, "wei", "levy", (5, 4), 4_000, rations=16.0)
     ctx = run(state, "production")
     assert (a.men, b.men) == (7_333, 3_667)
     assert city.store == 0.0
@@ -239,9 +240,9 @@ def test_recruit_200_open_32_deserters_add_up_exactly_by_largest_remainder() -> 
     desert. Shares of 500 x men / 11,000: 45.45, 68.18, 386.36. Rounded one by one they make 45 + 68 + 386 = 499;
     by largest remainder the floors (499) get the one man left on the biggest remainder (.45): 46 + 68 + 386."""
     state, _city = reference_state(levies=False)
-    a = add_unit(state, "wei", "levy", *CENTRE, 1_000, rations=4.0)
-    b = add_unit(state, "wei", "levy", 5, 4, 1_500, rations=6.0)
-    c = add_unit(state, "wei", "levy", 3, 4, 8_500, rations=34.0)
+    a = add(state, "wei", "levy", CENTRE, 1_000, rations=4.0)
+    b = add(state, "wei", "levy", (5, 4), 1_500, rations=6.0)
+    c = add(state, "wei", "levy", (3, 4), 8_500, rations=34.0)
     ctx = run(state, "production")
     assert (1_000 - a.men, 1_500 - b.men, 8_500 - c.men) == (46, 68, 386)
     assert [e for e in ctx.events if e.kind == "desertion"][0].data["men"] == 500
@@ -374,7 +375,7 @@ def test_recruit_150_new_troop_of_another_type_forms_beside_the_city() -> None:
     for foreign, expect in ((False, (4, 3)), (True, (5, 3))):
         state, city = reference_state()
         if foreign:
-            add_unit(state, "shu", "levy", 4, 2, 1_000)
+            add(state, "shu", "levy", (4, 2), 1_000, months=0)
         city.buildings.append("barracks")
         city.store = 7.0
         city.queue = [QueueEntry("archer", men=1_000)]
@@ -424,8 +425,8 @@ def test_open_34_batch_waits_for_price_people_and_a_tile() -> None:
     assert city.queue and "under 1,500 people" in city.last["waiting"] and city.people == 2_000
 
     state = make_state(axial_map({(4, 4): "G"}))  # mountains all round
-    city = add_city(state, "wei", 4, 4, 15_000)
-    add_unit(state, "wei", "spearman", 4, 4, 1_000)
+    city = add_city(state, "wei", (4, 4), 15_000)
+    add(state, "wei", "spearman", (4, 4), 1_000, months=0)
     city.store = 50.0
     city.queue = [QueueEntry("levy", men=1_000)]
     run(state, "production")
@@ -507,7 +508,7 @@ def test_city_340_050_land_grows_onto_the_best_free_tile_by_focus() -> None:
     with 6 (even) land tiles takes the food pick G(6,4)."""
     for focus, expect in (("food", (6, 4)), ("production", (4, 6)), ("balanced", (6, 4))):
         state = make_state(axial_map(LAND_TILES))
-        city = add_city(state, "wei", *CENTRE, 21_600, focus=focus)
+        city = add_city(state, "wei", CENTRE, 21_600, focus=focus)
         ctx = run(state, "growth")
         assert tuple(city.last["claimed"]) == expect
         assert state.tile_owner_city(*expect) is city
@@ -517,7 +518,7 @@ def test_city_340_050_land_grows_onto_the_best_free_tile_by_focus() -> None:
 def test_city_350_no_tile_below_the_threshold_and_at_most_91() -> None:
     """CITY-350: 21,599 people (< 21,600) claim nothing; 91 tiles held -> no next tile at all."""
     state = make_state(axial_map(LAND_TILES))
-    city = add_city(state, "wei", *CENTRE, 21_500)
+    city = add_city(state, "wei", CENTRE, 21_500)
     city.focus = "production"  # growth 0.15 x ... keeps it under the threshold
     run(state, "growth")
     assert city.people < 21_600 and city.last["claimed"] is None
@@ -529,7 +530,7 @@ def test_city_370_hemmed_in_city_claims_nothing() -> None:
     tiles = {(4, 4): "G", **{t: "G" for t in ((5, 4), (3, 4), (5, 3), (4, 3), (4, 5), (3, 5))}}
     gm = axial_map(tiles, fill="~")
     state = make_state(gm)
-    city = add_city(state, "wei", *CENTRE, 30_000)
+    city = add_city(state, "wei", CENTRE, 30_000)
     run(state, "growth")
     assert city.last["hemmed_in"] and city.last["claimed"] is None
     assert len(state.city_tiles(city.id)) == 7
@@ -547,7 +548,7 @@ def test_city_380_a_shrinking_city_keeps_its_land() -> None:
 def test_city_170_restless_city_claims_no_land() -> None:
     """CITY-170: a restless city does not grow, and its land does not follow."""
     state = make_state(axial_map(LAND_TILES))
-    city = add_city(state, "wei", *CENTRE, 30_000)
+    city = add_city(state, "wei", CENTRE, 30_000)
     city.restless = True
     run(state, "growth")
     assert city.last["claimed"] is None
@@ -576,7 +577,7 @@ def worlds(draw: st.DrawFn) -> tuple[GameState, set[int]]:
             continue
         owner = draw(st.sampled_from(["wei", "wei", "shu", rd.BANDITS]))
         people = draw(st.integers(1_500, 60_000))
-        city = add_city(state, owner, q, r, people, grain=0, capital=owner != rd.BANDITS and
+        city = add_city(state, owner, (q, r), people, grain=0, capital=owner != rd.BANDITS and
                         state.kingdoms[owner].capital_id is None and draw(st.booleans()), focus=draw(
                             st.sampled_from(rd.FOCUSES))) if owner != rd.BANDITS else None
         if city is None:
@@ -611,7 +612,7 @@ def worlds(draw: st.DrawFn) -> tuple[GameState, set[int]]:
         owner = draw(st.sampled_from(["wei", "shu", rd.BANDITS]))
         utype = draw(st.sampled_from(["levy", "spearman", "archer", "catapult", "colonists", "scout"]))
         men = draw(st.integers(100, 20_000)) if rd.UNITS[utype].kind != "agent" else 0
-        add_unit(state, owner, utype, q, r, men, rations=draw(st.floats(0, 4 * men / 1000)))
+        add(state, owner, utype, (q, r), men, rations=draw(st.floats(0, 4 * men / 1000)))
     blockaded = {cid for cid in state.cities if draw(st.integers(0, 4)) == 0}
     return state, blockaded
 

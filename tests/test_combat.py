@@ -24,7 +24,7 @@ from kingdoms.engine.land import found_city
 from kingdoms.engine.month import check_orders, resolve_month
 from kingdoms.orders.models import Attack, Hold, Move, Pillage
 from kingdoms.state import Camp, Improvement
-from tests.armies import add, ctx_for, order, world
+from tests.builders import add, ctx_for, order, world
 
 # --- the exchange: worked examples of the rules (COMBAT-040..080) -------------------------------------------
 

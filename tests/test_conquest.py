@@ -25,7 +25,8 @@ from kingdoms.engine.sieges import assault_city, capture_city, full_militia, mil
 from kingdoms.engine.victory import captures
 from kingdoms.orders.models import DeclareWar
 from kingdoms.state import Camp, QueueEntry, StationedSpy
-from tests.test_sieges import TOWN, WEST, add, town, world
+from tests.builders import add
+from tests.test_sieges import TOWN, WEST, town, world
 
 
 class FixedRoll:

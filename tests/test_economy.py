@@ -11,47 +11,26 @@ import pytest
 
 from kingdoms import ruledata as rd
 from kingdoms.engine import economy as eco
-from kingdoms.engine.land import found_city
 from kingdoms.gamemap import GameMap
 from kingdoms.hexgrid import Tile
-from kingdoms.state import City, GameState, Improvement, Kingdom, QueueEntry, Unit
+from kingdoms.state import City, GameState, Improvement, QueueEntry
+
+from .builders import add, add_city, kingdom, rows_with, world
 
 # --- helpers shared by the economy test files ---------------------------------------------------------------
 
 
 def axial_map(tiles: dict[Tile, str], width: int = 9, height: int = 9, fill: str = "M") -> GameMap:
-    """A map of `fill` with the given letters placed by axial (q, r) (lower case = river)."""
-    rows = [[fill] * width for _ in range(height)]
-    for (q, r), ch in tiles.items():
-        c = q + (r - (r & 1)) // 2
-        assert 0 <= r < height and 0 <= c < width, (q, r)
-        rows[r][c] = ch
-    return GameMap.from_rows(["".join(row) for row in rows])
-
-
-def kingdom(kid: str) -> Kingdom:
-    name = {"wei": "Cao Wei", "shu": "Shu Han", "wu": "Sun Wu"}.get(kid, kid.title())
-    return Kingdom(kid, name, f"Ruler of {name}", (0, 0), [f"{name} City {i}" for i in range(1, 31)],
-                   [f"{name} General {i}" for i in range(1, 13)])
+    """A map of `fill` with the given letters placed by axial (q, r) (lower case = river); every mark on the map."""
+    return GameMap.from_rows(rows_with(width, height, tiles, fill, strict=True))
 
 
 def make_state(gm: GameMap, kingdoms: tuple[str, ...] = ("wei", "shu"), month: int = 1) -> GameState:
-    return GameState(seed=11, month=month, kingdoms={k: kingdom(k) for k in kingdoms}, map=gm, rotation=list(kingdoms))
-
-
-def add_city(state: GameState, owner: str, q: int, r: int, people: int, *, grain: float = 150, capital: bool = False,
-             focus: str = "balanced") -> City:
-    city = found_city(state, owner, q, r, people=people, grain=grain, capital=capital)
-    city.focus = focus
-    return city
-
-
-def add_unit(state: GameState, owner: str, utype: str, q: int, r: int, men: int, *, rations: float = 0.0,
-             xp: float = 0.0) -> Unit:
-    uid = state.new_id()
-    unit = Unit(uid, owner, utype, q, r, men=men, rations=rations, xp=xp)
-    state.units[uid] = unit
-    return unit
+    """The economy tests' state: Cao Wei, Shu Han (and Sun Wu) at peace on `gm`, month 1, no cities."""
+    names = {"wei": "Cao Wei", "shu": "Shu Han", "wu": "Sun Wu"}
+    kds = [kingdom(k, names.get(k, k.title()), f"Ruler of {names.get(k, k.title())}", cities="{name} City {i}",
+                   generals="{name} General {i}") for k in kingdoms]
+    return world(rows=gm, kingdoms=kds, seed=11, month=month, war=False)
 
 
 #: The reference capital: centre (4,4) river plains; E G, W G, NE P, NW P, SE F, SW H; mountains beyond.
@@ -62,9 +41,9 @@ REF_TILES = {(4, 4): "p", (5, 4): "G", (3, 4): "G", (5, 3): "P", (4, 3): "P", (4
 def reference_state(*, levies: bool = True, war: bool = False) -> tuple[GameState, City]:
     """The worked-example capital of wei, 15,000 people, 150 dan, 3,000 levies (4 months' rations) inside."""
     state = make_state(axial_map(REF_TILES))
-    city = add_city(state, "wei", *CENTRE, 15_000, capital=True)
+    city = add_city(state, "wei", CENTRE, 15_000, capital=True)
     if levies:
-        add_unit(state, "wei", "levy", *CENTRE, 3_000, rations=12.0)
+        add(state, "wei", "levy", CENTRE, 3_000, rations=12.0)
     if war:
         state.wars.append(["shu", "wei"])
     return state, city
@@ -198,11 +177,11 @@ def test_city_080_centre_yields_at_least_2_food_and_1_production() -> None:
     """CITY-080: a hills centre (food 0) counts 2 food; a grassland centre (prod 0) counts 1 production.
     Hills centre with 2,000 people (no worked tile): harvest (3 + 2) x 1 = 5."""
     state = make_state(axial_map({(4, 4): "H", (2, 2): "G"}))
-    hills = add_city(state, "wei", 4, 4, 2_000)
+    hills = add_city(state, "wei", (4, 4), 2_000)
     f = eco.frame(state, hills)
     assert f.food(f.centre) == 2 and f.prod(f.centre) == 2
     assert eco.city_output(state, hills).harvest == pytest.approx(5.0)
-    grass = add_city(state, "shu", 2, 2, 2_000)
+    grass = add_city(state, "shu", (2, 2), 2_000)
     g = eco.frame(state, grass)
     assert g.food(g.centre) == 2 and g.prod(g.centre) == 1
 
@@ -220,7 +199,7 @@ def test_open_92_occupied_tile_is_skipped_and_yields_no_capacity() -> None:
     """OPEN-92, COMBAT-280: a shu troop at war on G(3,4) is skipped: balanced works G(5,4), F, P(4,3), H, P(5,3):
     harvest (3 + 2 + 2+1+1+0+1) x 1.25 = 12.5; capacity without (3,4): (3+2+2+1+1+1+0) x 1.25 = 12.5 -> 20,833."""
     state, city = reference_state(war=True)
-    add_unit(state, "shu", "levy", 3, 4, 1_000)
+    add(state, "shu", "levy", (3, 4), 1_000, months=0)
     o = eco.city_output(state, city)
     assert (3, 4) not in o.worked and len(o.worked) == 5
     assert o.harvest == pytest.approx(12.5)
@@ -230,14 +209,14 @@ def test_open_92_occupied_tile_is_skipped_and_yields_no_capacity() -> None:
 def test_combat_280_a_troop_at_peace_does_not_occupy() -> None:
     """COMBAT-280: only a side at war occupies; at peace the harvest stays 13.75."""
     state, city = reference_state(war=False)
-    add_unit(state, "shu", "levy", 3, 4, 1_000)
+    add(state, "shu", "levy", (3, 4), 1_000, months=0)
     assert eco.city_output(state, city).harvest == pytest.approx(13.75)
 
 
 def test_combat_280_bandits_always_occupy() -> None:
     """COMBAT-280: bandits are at war with everyone: a bandit troop on G(3,4) gives the same 12.5 as an enemy."""
     state, city = reference_state()
-    add_unit(state, rd.BANDITS, "spearman", 3, 4, 800)
+    add(state, rd.BANDITS, "spearman", (3, 4), 800, months=0)
     assert eco.city_output(state, city).harvest == pytest.approx(12.5)
 
 
@@ -246,7 +225,7 @@ def test_open_48_held_water_is_worked_when_the_focus_picks_it() -> None:
     water tiles beat the mountains under food focus: harvest (3 + 2 + 1 + 1) x 1.1 (6,000 people) = 7.7."""
     tiles = {(4, 4): "G", (5, 4): "~", (3, 4): "~"}
     state = make_state(axial_map(tiles))
-    city = add_city(state, "wei", 4, 4, 6_000, focus="food")
+    city = add_city(state, "wei", (4, 4), 6_000, focus="food")
     o = eco.city_output(state, city)
     assert set(o.worked) == {(5, 4), (3, 4)}
     assert o.harvest_multiplier == pytest.approx(1.025)  # 1 + 0.25 x 1,000 / 10,000
@@ -267,8 +246,8 @@ def test_city_140_water_class_of_real_sites() -> None:
     """CITY-140, MAP-160: beside the sea (water touching the map edge) -> coast; no river or water -> dry."""
     tiles = {(-2, 4): "~", (-1, 4): "~", (0, 4): "~", (1, 4): "~", (2, 4): "G", (6, 4): "G"}
     state = make_state(axial_map(tiles))
-    coast = add_city(state, "wei", 2, 4, 5_000)
-    dry = add_city(state, "shu", 6, 4, 5_000)
+    coast = add_city(state, "wei", (2, 4), 5_000)
+    dry = add_city(state, "shu", (6, 4), 5_000)
     assert eco.city_output(state, coast).water == "coast"
     assert eco.city_output(state, dry).water == "dry"
 
@@ -321,7 +300,7 @@ def test_build_140_occupied_granary_gives_no_grain_but_keeps_its_capacity() -> N
     (3+2+2+2+1+1+0) x 1.25 = 13.75 -> 22,917 people; the granary still holds 600."""
     state, city = reference_state(war=True)
     city.improvements.append(Improvement(5, 3, "granary"))
-    add_unit(state, "shu", "levy", 5, 3, 1_000)
+    add(state, "shu", "levy", (5, 3), 1_000, months=0)
     o = eco.city_output(state, city)
     assert o.harvest == pytest.approx(13.75)
     assert o.capacity == 22_917
@@ -353,7 +332,7 @@ def test_open_46_workshop_adds_1_plus_12_percent_of_base_production() -> None:
     state, city = reference_state(war=True)
     city.improvements.append(Improvement(3, 5, "workshop"))
     assert eco.city_output(state, city).production == 14
-    add_unit(state, "shu", "levy", 3, 5, 1_000)
+    add(state, "shu", "levy", (3, 5), 1_000, months=0)
     assert eco.city_output(state, city).production == 12
 
 
@@ -361,16 +340,16 @@ def test_open_45_production_rounds_half_up_and_is_at_least_1() -> None:
     """OPEN-45: 40,000 people (bonus 1), production focus, centre G (1) + P + P = 3 x 1 x 1 x 1.5 = 4.5 -> 5
     (half up, not 4); CITY-230: a 1,500-people village makes 1 x 0.19 x 0.8 x 1.5 = 0.23 -> at least 1."""
     state = make_state(axial_map({(4, 4): "G", (5, 4): "P", (3, 4): "P", (1, 1): "G"}))
-    city = add_city(state, "wei", 4, 4, 40_000, focus="production")
+    city = add_city(state, "wei", (4, 4), 40_000, focus="production")
     assert eco.city_output(state, city).production == 5
-    small = add_city(state, "shu", 1, 1, 1_500)
+    small = add_city(state, "shu", (1, 1), 1_500)
     assert eco.city_output(state, small).production == 1
 
 
 def test_city_230_court_adds_8_whatever_size_and_focus() -> None:
     """CITY-230: the same 1,500-people village as a capital: 1 + 8 = 9 under every focus."""
     state = make_state(axial_map({(1, 1): "G"}))
-    city = add_city(state, "wei", 1, 1, 1_500, capital=True)
+    city = add_city(state, "wei", (1, 1), 1_500, capital=True)
     assert {f: o.production for f, o in eco.outlook_all_focuses(state, city).items()} == \
         {"food": 9, "balanced": 9, "production": 9}
 
@@ -404,11 +383,11 @@ def test_recruit_180_upkeep_of_soldiers_and_troops() -> None:
     """RECRUIT-180, OPEN-31: 10,000 men in 4 troops = 10 + 4 x 0.5 = 12; colonists and scouts pay nothing."""
     state, city = reference_state(levies=False)
     for men in (4_000, 3_000, 2_000):
-        add_unit(state, "wei", "spearman", 0, 0, men)
-    add_unit(state, "wei", "catapult", 0, 1, 1_000)  # crews count (OPEN-31)
-    add_unit(state, "wei", "colonists", 4, 4, 5_000)
-    add_unit(state, "wei", "scout", 4, 4, 0)
-    add_unit(state, "shu", "levy", 8, 8, 5_000)
+        add(state, "wei", "spearman", (0, 0), men, months=0)
+    add(state, "wei", "catapult", (0, 1), 1_000, months=0)  # crews count (OPEN-31)
+    add(state, "wei", "colonists", (4, 4), 5_000, months=0)
+    add(state, "wei", "scout", (4, 4), 0, months=0)
+    add(state, "shu", "levy", (8, 8), 5_000, months=0)
     assert eco.upkeep(state, "wei") == pytest.approx(12.0)
 
 
@@ -416,7 +395,7 @@ def test_recruit_190_upkeep_share_budget() -> None:
     """RECRUIT-190: output 12 (capital) + 1 (village) = 13; upkeep 3,000 levies = 3.5 -> share 3.5/13;
     the capital keeps 12 x (1 - 3.5/13) = 8.769, the village 1 x 9.5/13 = 0.731."""
     state, city = reference_state()
-    village = add_city(state, "wei", 1, 1, 1_500)
+    village = add_city(state, "wei", (1, 1), 1_500)
     b = eco.kingdom_budget(state, "wei")
     assert b.output == 13 and b.upkeep == pytest.approx(3.5)
     assert b.cities[city.id].available == pytest.approx(12 * 9.5 / 13)
@@ -453,7 +432,7 @@ def test_city_450_site_report_matches_the_founded_city() -> None:
     """CITY-450: the report is the same code as the founded city's own line: found it and compare."""
     state = make_state(axial_map(REF_TILES))
     rep = eco.site_report(state, *CENTRE, owner="wei")
-    city = add_city(state, "wei", *CENTRE, rd.COLONIST_PEOPLE, grain=rd.COLONIST_GRAIN)
+    city = add_city(state, "wei", CENTRE, rd.COLONIST_PEOPLE, grain=rd.COLONIST_GRAIN)
     assert eco.city_output(state, city) == rep.at_founding
     assert eco.site_report(state, *CENTRE).problem is not None  # now land of a city (CITY-320)
 
@@ -516,13 +495,13 @@ def test_city_250_one_big_city_outproduces_the_same_land_and_people_split_but_gr
     Land the other way round: founders get all 6 ring tiles in their first month (5,000 people), whereas each
     single tile an older city adds needs a higher head count than its last (OPEN-55: 21,600 people for the 7th)."""
     big = make_state(_forest())
-    one = add_city(big, "wei", 4, 4, 40_000, focus="production")
+    one = add_city(big, "wei", (4, 4), 40_000, focus="production")
     for i in range(big.map.size):  # its land: every tile within 2 of the centre (19 tiles)
         q, r = big.map.tile(i)
         if max(abs(q - 4), abs(r - 4), abs(q + r - 8)) <= 2:
             big.owner[i] = one.id
     split = make_state(_forest(width=12))
-    halves = [add_city(split, "wei", q, 4, 20_000, focus="production") for q in (2, 6)]
+    halves = [add_city(split, "wei", (q, 4), 20_000, focus="production") for q in (2, 6)]
     assert eco.city_output(big, one).production == 42
     assert [eco.city_output(split, c).production for c in halves] == [15, 15]
     assert len(split.city_tiles(halves[0].id)) == 7  # the founding ring at once
@@ -551,8 +530,8 @@ def test_city_280_land_belongs_to_one_city_which_alone_works_it_and_grows_from_i
     """CITY-280, CITY-370: forest all round; city A (2,4) also holds (4,4), beside city B's ring (B at (6,4)). B, on
     production focus, never works A's tile nor claims it, however many people it has: the tile is A's land only."""
     state = make_state(_forest(width=12))
-    a = add_city(state, "wei", 2, 4, 15_000, focus="production")
-    b = add_city(state, "wei", 6, 4, 6_000, focus="production")
+    a = add_city(state, "wei", (2, 4), 15_000, focus="production")
+    b = add_city(state, "wei", (6, 4), 6_000, focus="production")
     i = state.map.index(4, 4)
     state.owner[i] = a.id  # A's land reaches to the tile beside B's ring
     fb = eco.frame(state, b)
@@ -567,7 +546,7 @@ def test_city_290_land_counts_land_tiles_without_the_centre_or_water():
     gm = axial_map({(4, 4): "G", (5, 4): "~", (3, 4): "~", (5, 3): "G", (4, 3): "G", (4, 5): "G", (3, 5): "G"},
                    fill="G")
     state = make_state(gm)
-    city = add_city(state, "wei", 4, 4, 5_000)
+    city = add_city(state, "wei", (4, 4), 5_000)
     tiles = state.city_tiles(city.id)
     assert len(tiles) == 7
     assert eco.land_tile_count(state, [gm.index(*t) for t in tiles], gm.index(4, 4)) == 4

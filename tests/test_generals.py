@@ -19,36 +19,26 @@ from kingdoms.engine.generals import (
     run_assign_general,
     troop_destroyed,
 )
-from kingdoms.engine.land import found_city
-from kingdoms.gamemap import GameMap
 from kingdoms.orders.models import AssignGeneral
-from kingdoms.state import GameState, Kingdom, Unit
+from kingdoms.state import GameState, Unit
+from tests import builders
+from tests.builders import add, kingdom
 
 WEI_CAPITAL = (2, 2)
 SHU_CAPITAL = (9, 7)
 FIELD = (6, 4)
 
 
-def _kingdom(kid: str, name: str, landing: tuple[int, int]) -> Kingdom:
-    return Kingdom(kid, name, f"{name} ruler", landing, [f"{name} city {i}" for i in range(1, 31)],
-                   [f"{name} general {i}" for i in range(1, 13)])
-
-
 def world(seed: int = 11, month: int = 5) -> GameState:
     """14 x 10 grassland; Wei's capital at (2,2), Shu's at (9,7); at war."""
-    gm = GameMap.from_rows(["G" * 14 for _ in range(10)])
-    kingdoms = {"wei": _kingdom("wei", "Wei", WEI_CAPITAL), "shu": _kingdom("shu", "Shu", SHU_CAPITAL)}
-    state = GameState(seed=seed, month=month, kingdoms=kingdoms, map=gm, rotation=["shu", "wei"])
-    for kid, kd in kingdoms.items():
-        found_city(state, kid, *kd.landing, people=15_000, grain=150, capital=True)
-    state.wars.append(["shu", "wei"])
-    return state
+    return builders.world(width=14, height=10, seed=seed, month=month, rotation=["shu", "wei"], capitals=True,
+                          kingdoms=[kingdom("wei", "Wei", landing=WEI_CAPITAL, cities="{name} city {i}"),
+                                    kingdom("shu", "Shu", landing=SHU_CAPITAL, cities="{name} city {i}")])
 
 
 def troop(state: GameState, owner: str, tile: tuple[int, int], men: int = 2_000, type: str = "levy") -> Unit:
-    unit = Unit(state.new_id(), owner, type, tile[0], tile[1], men=men)
-    state.units[unit.id] = unit
-    return unit
+    """A troop without rations (the general tests never feed it)."""
+    return add(state, owner, type, tile, men, months=0)
 
 
 def capital(state: GameState, kid: str):

@@ -9,6 +9,7 @@ source with ast: module-level, inside functions and under `if TYPE_CHECKING:` al
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
@@ -94,6 +95,12 @@ def import_graph(root: Path = PACKAGE) -> dict[str, dict[str, int]]:
     return graph
 
 
+@functools.cache
+def package_graph() -> dict[str, dict[str, int]]:
+    """`import_graph` of kingdoms/, read once for the tests of this module."""
+    return import_graph()
+
+
 def upward_imports(graph: Mapping[str, Mapping[str, int]],
                    layers: tuple[tuple[str, tuple[str, ...]], ...] = LAYERS) -> list[str]:
     """One line per import of a higher layer, or of or by a module the table does not place."""
@@ -160,13 +167,13 @@ def cycles(graph: Mapping[str, Mapping[str, int]]) -> list[list[str]]:
 
 def test_no_module_imports_a_higher_layer() -> None:
     """Each import in kingdoms/ goes to the importer's layer or below (world model never imports the engine, ...)."""
-    bad = upward_imports(import_graph())
+    bad = upward_imports(package_graph())
     assert not bad, "upward imports:\n" + "\n".join(bad)
 
 
 def test_no_import_cycles() -> None:
     """No two modules of kingdoms/ import each other, directly or round a longer circle."""
-    found = cycles(import_graph())
+    found = cycles(package_graph())
     assert not found, "import cycles:\n" + "\n".join(" <-> ".join(c) for c in found)
 
 
@@ -178,7 +185,7 @@ def test_the_engine_area_modules_are_engine_modules() -> None:
     mods = package_modules()
     engine = layer_of("kingdoms.engine")
     assert all(m in mods and layer_of(m) == engine for m in AREA_MODULES), AREA_MODULES
-    assert not set(import_graph()["kingdoms.engine.registry"]) & set(AREA_MODULES)
+    assert not set(package_graph()["kingdoms.engine.registry"]) & set(AREA_MODULES)
 
 
 def test_the_checks_catch_an_upward_import_and_a_cycle(tmp_path: Path) -> None:

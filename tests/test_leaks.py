@@ -39,7 +39,7 @@ from kingdoms.session import Session
 from kingdoms.state import GameState
 
 from . import leakcheck as lc
-from .intel_helpers import city, unit, world
+from .builders import add, add_city, open_world
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -72,6 +72,7 @@ def _clean(findings: lc.Findings, surface: str) -> None:
 # =============================================================================================================
 
 
+@pytest.mark.campaign
 def test_campaign_checked_what_it_claims(campaign: tuple[lc.Counts, lc.Findings]) -> None:
     """The campaign is not vacuous: every month of every game, every seat, thousands of texts, both kinds of
     canary, foreign units of every visibility class, every order verb (INTEL-010..220)."""
@@ -90,6 +91,7 @@ def test_campaign_checked_what_it_claims(campaign: tuple[lc.Counts, lc.Findings]
     assert counts.ai_decisions > 100 and counts.mcp_calls > 200 and counts.foreign_texts > 500
 
 
+@pytest.mark.campaign
 def test_campaign_reading_tools_leak_nothing(campaign: tuple[lc.Counts, lc.Findings]) -> None:
     """get_briefing, get_city (every id: own, rival, unknown, nonexistent), get_map (whole and windows),
     inspect_tile, get_sites, wait_for_turn, get_history, get_game_record: identical on both canary copies, no
@@ -98,6 +100,7 @@ def test_campaign_reading_tools_leak_nothing(campaign: tuple[lc.Counts, lc.Findi
     _clean(campaign[1], "read")
 
 
+@pytest.mark.campaign
 def test_campaign_orders_leak_nothing(campaign: tuple[lc.Counts, lc.Findings]) -> None:
     """issue_orders previews and refusals naming every id in every verb, and attacks, marches and pillage
     aimed at every foreign thing's tile: identical on both canary copies and an unseen id refused exactly like a
@@ -106,12 +109,14 @@ def test_campaign_orders_leak_nothing(campaign: tuple[lc.Counts, lc.Findings]) -
     _clean(campaign[1], "orders")
 
 
+@pytest.mark.campaign
 def test_campaign_seats_stay_apart(campaign: tuple[lc.Counts, lc.Findings]) -> None:
     """Each seat plays through its own MCP client and token: no other seat's note, goal, event or order result
     reaches it, and no order it sends for a unit or city not its own is ever queued."""
     _clean(campaign[1], "seat")
 
 
+@pytest.mark.campaign
 def test_campaign_ai_rulers_use_only_their_view(campaign: tuple[lc.Counts, lc.Findings]) -> None:
     """An AI ruler's orders are the same on both canary copies: it decides from its kingdom's view alone."""
     _clean(campaign[1], "ai")
@@ -216,10 +221,10 @@ def seats(tmp_path: Path) -> Any:
 def two_kingdoms(*, war: bool = False) -> tuple[GameState, int]:
     """wei's capital at (2,2) and a 3,000 levy #L at (3,5); shu's capital far off at (16,11); a 20 x 14 open map.
     wei sees 2 tiles around its troop and city and one beyond its land: nothing east of q=6 on row 5."""
-    s = world()
-    city(s, "wei", 2, 2, capital=True)
-    city(s, "shu", 16, 11, capital=True)
-    lev = unit(s, "wei", "levy", 3, 5, men=3000, rations=12.0)
+    s = open_world()
+    add_city(s, "wei", (2, 2), capital=True)
+    add_city(s, "shu", (16, 11), capital=True)
+    lev = add(s, "wei", "levy", (3, 5), men=3000, rations=12.0)
     if war:
         s.wars.append(["shu", "wei"])
     return s, lev.id
@@ -242,7 +247,7 @@ def test_intel_050_move_onto_an_unseen_unit_answers_as_if_none_stood_there(seats
     marks for every foreign unit."""
     clear, lev = two_kingdoms()
     hidden, _ = two_kingdoms()
-    unit(hidden, "shu", kind, 11, 5, men=3000 if kind in ("levy", "colonists") else 0, cargo=10.0)
+    add(hidden, "shu", kind, (11, 5), men=3000 if kind in ("levy", "colonists") else 0, cargo=10.0, months=0)
     assert _unseen(hidden, "wei", 11, 5)
     assert seats.preview(hidden, "wei", f"move unit={lev} to=11,5") == \
         seats.preview(clear, "wei", f"move unit={lev} to=11,5")
@@ -255,7 +260,7 @@ def test_intel_050_move_onto_an_unknown_city_does_not_name_it(seats: Seats) -> N
     Leaked before 5636400 (kingdoms/engine/movement.py:178-182, move_goal): `foreign_city: (11,5) is <name>, a
     city of Shu Han: attack it to take it`, from state.city_at on the true board."""
     s, lev = two_kingdoms()
-    hidden = city(s, "shu", 11, 5, name="Qxhiddencity")
+    hidden = add_city(s, "shu", (11, 5), name="Qxhiddencity")
     assert _unseen(s, "wei", 11, 5)
     (answer,) = seats.preview(s, "wei", f"move unit={lev} to=11,5")
     assert hidden.name not in answer and "Shu Han" not in answer, answer
@@ -269,7 +274,7 @@ def test_intel_010_move_into_unseen_foreign_land_does_not_tell_whose_it_is(seats
     land of Shu Han, at peace with you and closed to your troops`, from the true tile ownership."""
     clear, lev = two_kingdoms()
     held, _ = two_kingdoms()
-    city(held, "shu", 14, 5)
+    add_city(held, "shu", (14, 5))
     assert _unseen(held, "wei", 13, 5) and int(held.owner[held.map.index(13, 5)]) >= 0
     assert seats.preview(held, "wei", f"move unit={lev} to=13,5") == \
         seats.preview(clear, "wei", f"move unit={lev} to=13,5")
@@ -284,7 +289,7 @@ def test_intel_050_a_march_is_planned_on_the_known_map(seats: Seats) -> None:
     clear, lev = two_kingdoms()
     walled, _ = two_kingdoms()
     for r in range(0, 14):
-        unit(walled, "shu", "levy", 8, r, men=2500)
+        add(walled, "shu", "levy", (8, r), men=2500, months=0)
     assert all(_unseen(walled, "wei", 8, r) for r in range(0, 14))
     assert seats.preview(walled, "wei", f"move unit={lev} to=12,5") == \
         seats.preview(clear, "wei", f"move unit={lev} to=12,5")
@@ -301,7 +306,7 @@ def test_turn_170_a_previewed_march_does_not_scout_for_free(seats: Seats, war: b
     the second order answered `at_peace: #N levy at (8,5) belongs to Shu Han` (at war: marches on `#N levy`)."""
     clear, lev = two_kingdoms(war=war)
     hidden, _ = two_kingdoms(war=war)
-    unit(hidden, "shu", "levy", 8, 5, men=3000)
+    add(hidden, "shu", "levy", (8, 5), men=3000, months=0)
     assert _unseen(hidden, "wei", 8, 5)
     orders = f"move unit={lev} to=6,5\nattack unit={lev} to=8,5"
     assert seats.preview(hidden, "wei", orders) == seats.preview(clear, "wei", orders)
@@ -317,7 +322,7 @@ def test_intel_060_attack_preview_on_an_unwatched_troop_is_an_estimate(seats: Se
     answers = []
     for men, morale, xp in ((3000, 100.0, 0.0), (5500, 61.5, 35.0)):
         s, lev = two_kingdoms(war=True)
-        unit(s, "shu", "levy", 5, 5, men=men, morale=morale, xp=xp)
+        add(s, "shu", "levy", (5, 5), men=men, morale=morale, xp=xp, months=0)
         answers.append(seats.preview(s, "wei", f"attack unit={lev} to=5,5"))
     assert "5,500" not in answers[1][0], answers[1][0]
     assert answers[0] == answers[1]
@@ -330,14 +335,14 @@ def test_combat_410_city_preview_without_a_fresh_report_is_an_estimate(seats: Se
     nothing."""
     answers = []
     for garrison, militia, walls, people in ((3000, 2500.0, 31.0, 16000), (5400, 4100.0, 32.2, 31000)):
-        s = world()
-        city(s, "wei", 2, 2, capital=True)
-        c = city(s, "shu", 8, 5, capital=True)
+        s = open_world()
+        add_city(s, "wei", (2, 2), capital=True)
+        c = add_city(s, "shu", (8, 5), capital=True)
         c.walls_max, c.walls, c.militia, c.people = 40.0, walls, militia, people
         c.buildings.append("palisade")
-        unit(s, "shu", "spearman", 8, 5, men=garrison)
-        infantry = unit(s, "wei", "heavy_infantry", 6, 5, men=6000, rations=12.0)
-        engines = unit(s, "wei", "catapult", 5, 5, men=600, rations=12.0)
+        add(s, "shu", "spearman", (8, 5), men=garrison, months=0)
+        infantry = add(s, "wei", "heavy_infantry", (6, 5), men=6000, rations=12.0)
+        engines = add(s, "wei", "catapult", (5, 5), men=600, rations=12.0)
         s.wars.append(["shu", "wei"])
         answers.append(seats.preview(s, "wei", f"attack unit={engines.id} to=8,5\nattack unit={infantry.id} to=8,5"))
     assert answers[0] == answers[1]
@@ -349,8 +354,8 @@ def test_intel_050_attack_on_an_unseen_tile_is_refused_like_an_empty_one(seats: 
     for war in (False, True):
         clear, lev = two_kingdoms(war=war)
         hidden, _ = two_kingdoms(war=war)
-        unit(hidden, "shu", "levy", 11, 5, men=3000)
-        unit(hidden, "shu", "wagon", 12, 5, cargo=30.0)
+        add(hidden, "shu", "levy", (11, 5), men=3000, months=0)
+        add(hidden, "shu", "wagon", (12, 5), cargo=30.0)
         orders = "\n".join(f"attack unit={lev} to={q},5{flag}" for q in (11, 12) for flag in ("", " hold", " surprise"))
         assert seats.preview(hidden, "wei", orders) == seats.preview(clear, "wei", orders)
 
@@ -359,9 +364,9 @@ def test_intel_050_every_verb_refuses_an_unseen_unit_like_a_missing_one(seats: S
     """INTEL-050, ARCHITECTURE: a unit the kingdom cannot see is refused exactly like one that does not exist, in
     every slot of every verb that names a unit, city or general (texts compared with the id normalised)."""
     s, lev = two_kingdoms(war=True)
-    hidden = unit(s, "shu", "levy", 11, 5, men=3000)
-    spy = unit(s, "shu", "spy", 3, 4)  # next to wei's troop: spies are never seen (INTEL-090)
-    inside = unit(s, "shu", "spearman", 16, 11, men=2000)  # in shu's capital, unseen
+    hidden = add(s, "shu", "levy", (11, 5), men=3000, months=0)
+    spy = add(s, "shu", "spy", (3, 4))  # next to wei's troop: spies are never seen (INTEL-090)
+    inside = add(s, "shu", "spearman", (16, 11), men=2000, months=0)  # in shu's capital, unseen
     gen = s.new_id()
     from kingdoms.state import General
 
@@ -390,14 +395,14 @@ def test_intel_050_every_verb_refuses_an_unseen_unit_like_a_missing_one(seats: S
 def test_map_190_sites_tiles_and_map_ignore_a_city_founded_out_of_sight(seats: Seats) -> None:
     """MAP-190, CITY-450, OPEN-89: a rival city founded where the kingdom looked once but cannot see now is not on
     its map: get_sites, inspect_tile beside it, get_map and the briefing read exactly as without it."""
-    from .intel_helpers import reveal
+    from .builders import reveal
 
     texts = []
     for hidden in (False, True):
         s, _ = two_kingdoms()
         reveal(s, "wei")  # wei once saw the whole board as it stood
         if hidden:
-            city(s, "shu", 11, 8, name="Qxnewtown")
+            add_city(s, "shu", (11, 8), name="Qxnewtown")
         assert _unseen(s, "wei", 11, 8)
         d = seats.desk(s)
         texts.append([d.get_sites("wei", 200), d.inspect_tile("wei", 11, 7), d.inspect_tile("wei", 12, 9),
@@ -705,10 +710,10 @@ def test_city_450_held_land_in_sight_blocks_a_site_without_naming_its_city() -> 
     seen) still blocks a site beside it, and the observation tells whose land it is but not which city's."""
     from kingdoms.views import observe, render
 
-    s = world()
-    city(s, "wei", 2, 2, capital=True)
-    shu = city(s, "shu", 7, 5, name="Qxhidden")
-    unit(s, "wei", "levy", 4, 5, men=3000, rations=12.0)
+    s = open_world()
+    add_city(s, "wei", (2, 2), capital=True)
+    shu = add_city(s, "shu", (7, 5), name="Qxhidden")
+    add(s, "wei", "levy", (4, 5), men=3000, rations=12.0)
     assert not _unseen(s, "wei", 6, 5) and _unseen(s, "wei", 7, 5)
     obs = observe(s, "wei")
     i = s.map.index(6, 5)

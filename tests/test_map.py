@@ -11,17 +11,30 @@ import pytest
 from kingdoms import ruledata as rd
 from kingdoms.engine.land import founding_ring
 from kingdoms.gamemap import GameMap, Landmark
-from kingdoms.hexgrid import distance, neighbours, ring, spiral
+from kingdoms.hexgrid import (
+    axial_q,
+    axial_qs,
+    distance,
+    flat_index,
+    hex_len,
+    hex_lens,
+    neighbours,
+    offset_col,
+    offset_cols,
+    ring,
+    spiral,
+)
 from kingdoms.mapgen import fairness_problems, generate
 from kingdoms.scenario import load_scenario
 from kingdoms.setup import build_state
-from kingdoms.state import GameState, Kingdom
+from kingdoms.state import GameState
+from tests.builders import kingdom, world
 
 
 def _state(gm: GameMap) -> GameState:
     """A bare state on `gm` with one kingdom and no cities."""
-    kd = Kingdom("wei", "Cao Wei", "Cao Cao", (0, 0), [f"C{i}" for i in range(30)], [f"G{i}" for i in range(12)])
-    return GameState(seed=1, month=1, kingdoms={"wei": kd}, map=gm)
+    kd = kingdom("wei", "Cao Wei", "Cao Cao", cities=[f"C{i}" for i in range(30)], generals=[f"G{i}" for i in range(12)])
+    return world(rows=gm, kingdoms=[kd], seed=1, month=1, war=False, rotation=[])
 
 
 # --- MAP-010..030: coordinates ----------------------------------------------------------------------
@@ -65,6 +78,30 @@ def test_map_030_distance_formula() -> None:
         assert all(distance((3, 3), t) == k for t in tiles)
     # Radius 4 holds 1 + 3*4*5 = 61 tiles.
     assert len(set(spiral((0, 0), 4))) == 61
+
+
+def test_map_010_offset_conversion_for_tiles_and_arrays() -> None:
+    """MAP-010: column c of row r holds q = c - (r - (r & 1)) // 2 (rows 0, 1 from q 0; rows 2, 3 from q -1;
+    rows -2, -1 from q 1); the tuple and numpy forms agree, and flat_index is -1 off a 4 x 4 map."""
+    assert [axial_q(0, r) for r in (-2, -1, 0, 1, 2, 3)] == [1, 1, 0, 0, -1, -1]
+    assert all(offset_col(axial_q(c, r), r) == c for c in range(-3, 6) for r in range(-4, 7))
+    rows = np.repeat(np.arange(-4, 7), 9)
+    cols = np.tile(np.arange(-3, 6), 11)
+    assert (offset_cols(axial_qs(cols, rows), rows) == cols).all()
+    assert axial_qs(cols, rows).tolist() == [axial_q(int(c), int(r)) for c, r in zip(cols, rows, strict=True)]
+    assert flat_index(-1, 2, 4, 4) == 8 and flat_index(2, 3, 4, 4) == 15
+    assert flat_index(4, 0, 4, 4) == flat_index(0, -1, 4, 4) == flat_index(0, 4, 4, 4) == flat_index(-2, 2, 4, 4) == -1
+
+
+def test_map_030_hex_length_of_steps_and_arrays() -> None:
+    """MAP-030: hex_len(3, -2) = (3 + 2 + 1) / 2 = 3 and hex_len(-2, 4) = (2 + 4 + 2) / 2 = 4; hex_lens gives the
+    same figures over numpy arrays, and a step to any tile of ring k measures k."""
+    assert hex_len(3, -2) == 3 and hex_len(-2, 4) == 4 and hex_len(0, 0) == 0
+    dq = np.array([3, -2, 0, 1, -1])
+    dr = np.array([-2, 4, 0, -1, 1])
+    assert hex_lens(dq, dr).tolist() == [3, 4, 0, 1, 1]
+    steps = ring((0, 0), 3)
+    assert hex_lens(np.array([t[0] for t in steps]), np.array([t[1] for t in steps])).tolist() == [3] * 18
 
 
 # --- MAP-040..090: terrain ---------------------------------------------------------------------------

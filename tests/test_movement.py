@@ -17,9 +17,9 @@ from kingdoms.engine.land import found_city
 from kingdoms.engine.month import check_orders, resolve_month, run_kingdom
 from kingdoms.engine.movement import fold_small_troops
 from kingdoms.engine.pathing import slot_of
-from kingdoms.engine.registry import load_areas
+from kingdoms.hexgrid import axial_q
 from kingdoms.orders.models import Attack, Follow, Hold, Merge, Move, Split
-from tests.armies import add, corridor, ctx_for, order, world
+from tests.builders import add, corridor, ctx_for, order, world
 
 
 def month(state, orders=None):
@@ -444,15 +444,11 @@ _ORDER = st.tuples(st.sampled_from(["move", "merge", "split", "follow", "hold", 
 def test_move_110_property_boards_stay_legal_and_men_are_kept(letters, units, months, fights):
     """MOVE-110, RECRUIT-230: random orders never leave a troop on an illegal tile or above 20,000 men; without
     attacks no man is lost (marches, merges, splits, follows and folds keep every man)."""
-    from kingdoms.gamemap import GameMap
-    from kingdoms.state import GameState, Unit
-    from tests.armies import kingdom
+    from kingdoms.state import Unit
 
-    load_areas()
     rows = ["".join(letters[r * 10:(r + 1) * 10]) for r in range(8)]
-    gm = GameMap.from_rows(rows)
-    state = GameState(seed=2, month=1, kingdoms={"wei": kingdom("wei", "Wei"), "shu": kingdom("shu", "Shu")},
-                      map=gm, rotation=["wei", "shu"], wars=[["shu", "wei"]])
+    state = world(rows=rows, seed=2, month=1)
+    gm = state.map
     for n, (kind, i, men) in enumerate(units):
         probe = Unit(0, "wei" if n % 2 == 0 else "shu", kind, *gm.tile(i))
         from kingdoms.engine.pathing import Ground
@@ -473,7 +469,7 @@ def test_move_110_property_boards_stay_legal_and_men_are_kept(letters, units, mo
             mates = [i for i in ids if state.units[i].owner == unit.owner and i != unit.id] or ids
             foes = [i for i in ids if state.units[i].owner != unit.owner] or ids
             other = (foes if verb == "attack" else mates)[b % len(foes if verb == "attack" else mates)]
-            to = (q - r // 2, r)
+            to = (axial_q(q, r), r)  # q drawn as a column of row r
             if verb == "move":
                 o = Move(unit_id=unit.id, to=to)
             elif verb == "merge":

@@ -18,7 +18,7 @@ from kingdoms.setup import build_state, resolve_scenario
 from kingdoms.state import GameState
 from kingdoms.views import observe, observe_all
 
-from .intel_helpers import city, unit, world
+from .builders import add, add_city, open_world
 
 
 @pytest.fixture(scope="module")
@@ -126,7 +126,7 @@ def test_land_in_sight_names_only_known_cities(played: tuple[Game, dict[int, Gam
 
 def test_turn_180_events_are_those_told_to_the_kingdom() -> None:
     """TURN-180: an observation keeps last month's public events and those whose audience names the kingdom."""
-    s = world()
+    s = open_world()
     events = [
         {"month": 4, "kind": "war", "text": "public", "audience": None, "data": {}},
         {"month": 4, "kind": "built", "text": "to wei", "audience": ["wei"], "data": {}},
@@ -139,8 +139,8 @@ def test_turn_180_events_are_those_told_to_the_kingdom() -> None:
 
 def test_turn_210_fast_forward_stops_on_an_event_it_was_told_of() -> None:
     """TURN-210, OPEN-91: a battle told to the kingdom stops its fast_forward; one told to another kingdom does not."""
-    s = world()
-    city(s, "wei", 2, 2, capital=True)
+    s = open_world()
+    add_city(s, "wei", (2, 2), capital=True)
     ev = [{"month": 4, "kind": "battle", "text": "a battle", "audience": ["shu"], "data": {}}]
     assert observe(s, "wei", ev).fast_forward_stops() == []
     ev[0]["audience"] = ["wei"]
@@ -163,10 +163,10 @@ def test_game_service_keeps_one_observation_per_kingdom_month(played: tuple[Game
 def test_spectator_view_only_of_a_finished_game(tmp_path: Path) -> None:
     """A spectator sees a game whole only once it is over: every side's cities and units in full, the whole map,
     and each kingdom's own view of the same month."""
-    s = world()
-    city(s, "wei", 2, 2, capital=True)
-    city(s, "shu", 16, 11, capital=True)
-    unit(s, "shu", "levy", 15, 11, men=3000)
+    s = open_world()
+    add_city(s, "wei", (2, 2), capital=True)
+    add_city(s, "shu", (16, 11), capital=True)
+    add(s, "shu", "levy", (15, 11), men=3000, months=0)
     with pytest.raises(ValueError, match="still running"):
         observe_all(s)
     s.finished, s.end_reason = True, "test"

@@ -28,7 +28,7 @@ from kingdoms.game import Game
 from kingdoms.orders.models import VERBS
 from kingdoms.setup import found_ruin
 from kingdoms.state import Camp, GameState, Improvement, StationedSpy
-from tests.armies import add, world
+from tests.builders import add, world
 
 # --- the board ----------------------------------------------------------------------------------------------
 #

@@ -21,7 +21,7 @@ from kingdoms.engine.pathing import (
     reachable,
 )
 from kingdoms.state import Camp
-from tests.armies import add, corridor, world
+from tests.builders import add, corridor, world
 
 
 def route(state, unit, to, **kw):
@@ -270,14 +270,12 @@ def _reference_months(state, unit, goal):
 def test_open_66_route_months_match_an_exhaustive_reference(letters, kind, a, b):
     """OPEN-66, MOVE-020, MOVE-270: find_route's months equal the fewest months found by brute force (no units)."""
     from kingdoms.gamemap import GameMap
-    from kingdoms.state import GameState
-    from tests.armies import kingdom
 
     rows = ["".join(letters[r * 8:(r + 1) * 8]) for r in range(6)]
     gm = GameMap.from_rows(rows)
     if gm.move_cost[a] <= 0 or gm.move_cost[b] <= 0 or gm.is_crossing(a) or gm.is_crossing(b):
         return
-    state = GameState(seed=1, month=1, kingdoms={"wei": kingdom("wei", "Wei")}, map=gm)
+    state = world(rows=gm, kingdoms=["wei"], seed=1, month=1, war=False, rotation=[])
     unit = add(state, "wei", kind, gm.tile(a), 1_000)
     found = find_route(Ground(state, unit), {b})
     expected = _reference_months(state, unit, gm.tile(b))

@@ -12,7 +12,8 @@ from kingdoms.engine.month import check_orders
 from kingdoms.orders.models import FoundCity, QueueItem, SetFocus, SetProduction
 from kingdoms.state import GameState, Improvement, QueueEntry
 
-from .test_economy import CENTRE, REF_TILES, add_city, add_unit, axial_map, make_state, reference_state
+from .builders import add, add_city
+from .test_economy import CENTRE, REF_TILES, axial_map, make_state, reference_state
 
 
 def items(*specs: str | tuple) -> list[QueueItem]:
@@ -48,8 +49,8 @@ def refused(state: GameState, city_id: int, *specs: str | tuple, kingdom: str = 
 def _two_kingdoms() -> tuple[GameState, int, int]:
     tiles = {**REF_TILES, (7, 4): "G"}
     state = make_state(axial_map(tiles, width=12))
-    wei = add_city(state, "wei", *CENTRE, 15_000, capital=True)
-    shu = add_city(state, "shu", 7, 4, 8_000, capital=True)
+    wei = add_city(state, "wei", CENTRE, 15_000, capital=True)
+    shu = add_city(state, "shu", (7, 4), 8_000, capital=True)
     return state, wei.id, shu.id
 
 
@@ -65,7 +66,7 @@ def test_open_80_unknown_and_unseen_foreign_city_get_the_same_reply() -> None:
 def test_open_80_seen_foreign_city_is_not_yours() -> None:
     """A shu city in sight of a wei troop (2 tiles) is refused as not_your_city, naming wei's own cities."""
     state, wei, shu = _two_kingdoms()
-    add_unit(state, "wei", "levy", 5, 4, 1_000)
+    add(state, "wei", "levy", (5, 4), 1_000, months=0)
     err = refused(state, shu, "palisade")
     assert err.code == "not_your_city" and f"#{wei}" in err.message
 
@@ -140,7 +141,7 @@ def test_build_030_walls_need_a_palisade_built_or_queued_before() -> None:
 def test_build_040_troops_need_their_building_in_this_city(troop: str, building: str) -> None:
     """BUILD-040, OPEN-25: refused without the building here; accepted when queued before or already built."""
     state, city = reference_state()
-    other = add_city(state, "wei", 1, 1, 5_000)
+    other = add_city(state, "wei", (1, 1), 5_000)
     other.buildings.append(building)  # in another city: does not count
     err = refused(state, city.id, (troop, 1_000))
     assert err.code == "needs_building" and building in err.message
@@ -211,7 +212,7 @@ def test_build_070_named_improvement_takes_the_best_free_site() -> None:
 def test_build_110_no_site_refusal_says_why() -> None:
     """BUILD-110: a city with no forest or hills cannot have a workshop; with every G/P tile built on, no farm."""
     state = make_state(axial_map({(4, 4): "G", (5, 4): "G", (3, 4): "P"}, fill="~"))
-    city = add_city(state, "wei", 4, 4, 10_000)
+    city = add_city(state, "wei", (4, 4), 10_000)
     err = refused(state, city.id, "workshop")
     assert err.code == "no_site" and "cannot have a workshop" in err.message
     city.improvements += [Improvement(5, 4, "farm"), Improvement(3, 4, "granary")]
@@ -245,7 +246,7 @@ def test_city_030_set_focus_changes_the_focus_and_reports_the_outlook() -> None:
 def test_city_030_set_focus_only_for_own_cities() -> None:
     """A seen shu city: not_your_city."""
     state, wei, shu = _two_kingdoms()
-    add_unit(state, "wei", "levy", 5, 4, 1_000)
+    add(state, "wei", "levy", (5, 4), 1_000, months=0)
     with pytest.raises(OrderFailed) as info:
         po.run_set_focus(MonthContext(state), "wei", SetFocus(city_id=shu, focus="food"))
     assert info.value.code == "not_your_city"
@@ -256,8 +257,8 @@ def test_city_030_set_focus_only_for_own_cities() -> None:
 
 def _colonists_state() -> tuple[GameState, int]:
     state = make_state(axial_map(REF_TILES))
-    add_city(state, "wei", 1, 1, 15_000, capital=True)
-    col = add_unit(state, "wei", "colonists", *CENTRE, rd.COLONIST_PEOPLE)
+    add_city(state, "wei", (1, 1), 15_000, capital=True)
+    col = add(state, "wei", "colonists", CENTRE, rd.COLONIST_PEOPLE, months=0)
     col.cargo = float(rd.COLONIST_GRAIN)
     return state, col.id
 
@@ -296,8 +297,8 @@ def test_city_420_found_city_needs_a_move_left() -> None:
 def test_city_320_found_city_refused_next_to_land_and_hints_legal_sites() -> None:
     """CITY-320: a tile beside another city's land is refused; the reply lists legal sites nearby."""
     state = make_state(axial_map({**REF_TILES, (7, 4): "G", (8, 4): "G"}, width=12))
-    add_city(state, "wei", *CENTRE, 15_000, capital=True)
-    col = add_unit(state, "wei", "colonists", 6, 4, rd.COLONIST_PEOPLE)
+    add_city(state, "wei", CENTRE, 15_000, capital=True)
+    col = add(state, "wei", "colonists", (6, 4), rd.COLONIST_PEOPLE, months=0)
     with pytest.raises(OrderFailed) as info:
         po._check_found_city(MonthContext(state), "wei", FoundCity(unit_id=col.id))
     assert info.value.code == "cannot_found" and "legal sites nearby" in info.value.message
@@ -307,7 +308,7 @@ def test_city_320_found_city_refused_next_to_land_and_hints_legal_sites() -> Non
 def test_city_390_only_colonists_found_cities_and_only_your_own() -> None:
     """A levy cannot found (not_colonists); shu's colonists out of sight are unknown_unit (INTEL-050)."""
     state, uid = _colonists_state()
-    levy = add_unit(state, "wei", "levy", 1, 1, 1_000)
+    levy = add(state, "wei", "levy", (1, 1), 1_000, months=0)
     with pytest.raises(OrderFailed) as info:
         po._check_found_city(MonthContext(state), "wei", FoundCity(unit_id=levy.id))
     assert info.value.code == "not_colonists"

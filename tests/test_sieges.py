@@ -12,7 +12,6 @@ import pytest
 
 from kingdoms.engine.context import MonthContext, OrderFailed
 from kingdoms.engine.generals import new_general
-from kingdoms.engine.land import found_city
 from kingdoms.engine.sieges import (
     assault_city,
     full_militia,
@@ -25,8 +24,9 @@ from kingdoms.engine.sieges import (
     walls_factor,
     walls_phase,
 )
-from kingdoms.gamemap import GameMap
-from kingdoms.state import City, GameState, Kingdom, StationedSpy, Unit
+from kingdoms.state import City, GameState, StationedSpy
+from tests import builders
+from tests.builders import add, add_city, kingdom
 
 WEI_CAPITAL = (2, 2)
 SHU_CAPITAL = (14, 2)
@@ -39,39 +39,23 @@ TWO_WEST = (6, 6)  # 2 tiles west of the town, off its founding ring
 THREE_WEST = (5, 6)
 
 
-def kingdom(kid: str, name: str, landing: tuple[int, int]) -> Kingdom:
-    return Kingdom(kid, name, f"{name} ruler", landing, [f"{name} {i}" for i in range(1, 31)],
-                   [f"{name} general {i}" for i in range(1, 13)])
-
-
 def world(*, wu: bool = False, month: int = 50, war: bool = True, rows: list[str] | None = None,
           town_people: int = 15_000) -> GameState:
     """20 x 12 plains; capitals of Wei (2,2), Shu (14,2) (and Wu (3,9)) with 15,000 people; a Shu town on (8,6).
 
     Month 50 by default, so capitals have no young-realm militia floor (SIEGE-070).
     """
-    gm = GameMap.from_rows(rows or ["P" * 20 for _ in range(12)])
-    kds = {"wei": kingdom("wei", "Wei", WEI_CAPITAL), "shu": kingdom("shu", "Shu", SHU_CAPITAL)}
+    kds = [kingdom("wei", landing=WEI_CAPITAL), kingdom("shu", landing=SHU_CAPITAL)]
     if wu:
-        kds["wu"] = kingdom("wu", "Wu", WU_CAPITAL)
-    state = GameState(seed=3, month=month, kingdoms=kds, map=gm, rotation=sorted(kds))
-    for kid, kd in kds.items():
-        found_city(state, kid, *kd.landing, people=15_000, grain=150, capital=True)
-    found_city(state, "shu", *TOWN, people=town_people, grain=200, name="Xiangyang")
-    if war:
-        state.wars.append(["shu", "wei"])
+        kds.append(kingdom("wu", landing=WU_CAPITAL))
+    state = builders.world(rows=rows, width=20, height=12, fill="P", kingdoms=kds, seed=3, month=month, war=war,
+                           rotation=sorted(kd.id for kd in kds), capitals=True)
+    add_city(state, "shu", TOWN, town_people, 200, name="Xiangyang")
     return state
 
 
 def town(state: GameState) -> City:
     return next(c for c in state.cities.values() if c.name == "Xiangyang")
-
-
-def add(state: GameState, owner: str, kind: str, tile: tuple[int, int], men: int, **kw) -> Unit:
-    uid = state.new_id()
-    unit = Unit(uid, owner, kind, tile[0], tile[1], men=men, rations=men / 1000 * 4, **kw)
-    state.units[uid] = unit
-    return unit
 
 
 def end_of_month(state: GameState, ctx: MonthContext) -> None:

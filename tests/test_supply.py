@@ -33,18 +33,14 @@ from kingdoms.engine.supply import (
     run_ship_grain,
     wagons_phase,
 )
-from kingdoms.gamemap import GameMap
 from kingdoms.orders.models import Build, Disband, ShipGrain
-from kingdoms.state import Camp, GameState, Kingdom, Unit
+from kingdoms.state import GameState, Unit
+from tests import builders
+from tests.builders import add, camp, kingdom
 
 WEI_CAPITAL = (2, 2)
 SHU_CAPITAL = (9, 7)
 FIELD = (6, 4)  # nobody's land: 4 tiles from Wei's capital, 4 from Shu's
-
-
-def _kingdom(kid: str, name: str, landing: tuple[int, int]) -> Kingdom:
-    return Kingdom(kid, name, f"{name} ruler", landing, [f"{name} {i}" for i in range(1, 31)],
-                   [f"{name} general {i}" for i in range(1, 13)])
 
 
 def world(rows: list[str] | None = None, *, shu: bool = True, war: bool = True) -> GameState:
@@ -52,35 +48,20 @@ def world(rows: list[str] | None = None, *, shu: bool = True, war: bool = True) 
     if rows is None:
         rows = ["G" * 14 for _ in range(10)]
         rows[8] = "GGGGGgGGGGGGGG"  # row 8, column 5 -> q = 5 - 4 = 1: river tile (1,8)
-    gm = GameMap.from_rows(rows)
-    kingdoms = {"wei": _kingdom("wei", "Wei", WEI_CAPITAL)}
-    if shu:
-        kingdoms["shu"] = _kingdom("shu", "Shu", SHU_CAPITAL)
-    state = GameState(seed=11, month=5, kingdoms=kingdoms, map=gm, rotation=sorted(kingdoms))
-    for kid, kd in kingdoms.items():
-        found_city(state, kid, *kd.landing, people=15_000, grain=150, capital=True)
-    if shu and war:
-        state.wars.append(["shu", "wei"])
-    return state
+    kds = [kingdom("wei", landing=WEI_CAPITAL)] + ([kingdom("shu", landing=SHU_CAPITAL)] if shu else [])
+    return builders.world(rows=rows, kingdoms=kds, seed=11, month=5, war=war,
+                          rotation=sorted(kd.id for kd in kds), capitals=True)
 
 
 def troop(state: GameState, owner: str, tile: tuple[int, int], men: int, rations: float = 0.0,
           type: str = "levy", **kw) -> Unit:
-    unit = Unit(state.new_id(), owner, type, tile[0], tile[1], men=men, rations=rations, **kw)
-    state.units[unit.id] = unit
-    return unit
-
-
-def camp(state: GameState, owner: str, tile: tuple[int, int], grain: float) -> Camp:
-    c = Camp(state.new_id(), owner, tile[0], tile[1], grain)
-    state.camps[c.id] = c
-    return c
+    """A troop carrying `rations` dan (none unless given: these tests count every dan)."""
+    return add(state, owner, type, tile, men, rations=rations, **kw)
 
 
 def wagon(state: GameState, owner: str, tile: tuple[int, int], cargo: float, dest=None) -> Unit:
-    w = Unit(state.new_id(), owner, "wagon", tile[0], tile[1], cargo=cargo, dest=dest)
-    state.units[w.id] = w
-    return w
+    """A wagon carrying `cargo` dan toward `dest`."""
+    return add(state, owner, "wagon", tile, cargo=cargo, dest=dest)
 
 
 def capital(state: GameState, kid: str):

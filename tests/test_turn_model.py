@@ -3,7 +3,7 @@ Game.end_month, the results read back from the game file.
 
 The engine-level tests (test_movement, test_combat) run single orders on a board; these prove the same rules
 hold end to end: parsed text, issue-time checks, the durable queue, the rotation, the month's resolution and the
-outcomes the players are told. Worlds are open grassland (tests.armies) unless marked; axial neighbours of
+outcomes the players are told. Worlds are open grassland (tests.builders.world) unless marked; axial neighbours of
 (q,r): the steps of kingdoms.hexgrid.DIRECTIONS (E +1,0; W -1,0; NE +1,-1; NW 0,-1; SE 0,+1; SW -1,+1). Foot troops have 3 moves, cavalry 5
 (MOVE-010); a grass step costs 1.
 """
@@ -23,7 +23,7 @@ from kingdoms.engine.land import found_city
 from kingdoms.game import Game, GameError, Verdict
 from kingdoms.hexgrid import distance
 from kingdoms.state import GameState
-from tests.armies import add, corridor, kingdom, world
+from tests.builders import add, corridor, kingdom, world
 
 MakeGame = Callable[..., Game]
 

@@ -16,7 +16,8 @@ from kingdoms.engine.month import run_order
 from kingdoms.engine.registry import load_areas
 from kingdoms.orders.models import QueueItem, SetProduction, ShipGrain
 
-from .test_economy import CENTRE, add_city, axial_map, make_state, reference_state
+from .builders import add_city
+from .test_economy import CENTRE, axial_map, make_state, reference_state
 
 #: (type, production price, per 1,000 men, attack, defence, ranged, range, moves, building) from the rules' unit list
 TABLE = [
@@ -148,7 +149,7 @@ def test_recruit_100_catapult():
     assert eco.item_price("catapult", 600) == 48.0 and 600 / rd.ENGINE_CREW == 6
     gm = axial_map({CENTRE: "G", (5, 4): "H"})
     state = make_state(gm)
-    city = add_city(state, "wei", *CENTRE, 15_000, capital=True)
+    city = add_city(state, "wei", CENTRE, 15_000, capital=True)
     with pytest.raises(OrderFailed) as err:
         _queue(state, city, "catapult", 600)
     assert err.value.code == "needs_building" and "workshop" in err.value.message

@@ -13,7 +13,8 @@ from kingdoms.engine.sieges import assault_city
 from kingdoms.engine.victory import captures, places, ruin_holder, victory_phase
 from kingdoms.setup import found_ruin
 from kingdoms.state import City, GameState
-from tests.test_sieges import TOWN, WEST, add, town, world
+from tests.builders import add
+from tests.test_sieges import TOWN, WEST, town, world
 
 
 def take(state: GameState, city: City, by: str, tile: tuple[int, int]) -> None:

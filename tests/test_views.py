@@ -19,11 +19,11 @@ from kingdoms.engine.intel import memory_phase
 from kingdoms.engine.land import found_city
 from kingdoms.engine.sight import compute_sight
 from kingdoms.engine.visibility import can_see_unit
-from kingdoms.gamemap import GameMap
+from kingdoms.hexgrid import axial_q
 from kingdoms.state import Camp, GameState, General, Improvement, QueueEntry, StationedSpy
 from kingdoms.views import build_view, build_views, observe, visible_unit_ids
 
-from .intel_helpers import city, ctx_of, kingdom, unit, world
+from .builders import add, add_city, ctx_for, kingdom, open_world, world
 
 
 def scrub(view) -> str:
@@ -53,20 +53,20 @@ def json_values(obj) -> list:
 
 def secret_world() -> tuple[GameState, dict]:
     """Wei in the west, Shu in the east with hidden troops, a hidden city with a queue and a full granary."""
-    s = world()
-    wei_cap = city(s, "wei", 2, 4, capital=True, name="Xuchang")
-    shu_cap = city(s, "shu", 12, 8, capital=True, grain=187.25, name="Chengdu")
+    s = open_world()
+    wei_cap = add_city(s, "wei", (2, 4), capital=True, name="Xuchang")
+    shu_cap = add_city(s, "shu", (12, 8), capital=True, grain=187.25, name="Chengdu")
     shu_cap.queue = [QueueEntry("heavy_infantry", men=7777), QueueEntry("stable", paid=9.5)]
     s.next_id = 9101  # hidden things get ids no other number in the view resembles
     gid = s.new_id()
     s.generals[gid] = General(gid, "shu", "Zhao Yun", xp=7, unit_id=None)
-    garrison = unit(s, "shu", "spearman", 12, 8, men=4321, morale=77.0, general_id=gid)
+    garrison = add(s, "shu", "spearman", (12, 8), men=4321, morale=77.0, general_id=gid, months=0)
     s.generals[gid].unit_id = garrison.id
-    far = unit(s, "shu", "heavy_infantry", 11, 5, men=7654)
-    spy = unit(s, "shu", "spy", 3, 4)  # a shu spy right next to wei's capital
+    far = add(s, "shu", "heavy_infantry", (11, 5), men=7654, months=0)
+    spy = add(s, "shu", "spy", (3, 4))  # a shu spy right next to wei's capital
     s.spies.append(StationedSpy("shu", wei_cap.id, 2))  # and one hidden inside it
-    scout_target = unit(s, "wei", "levy", 6, 4, men=3000)
-    seen = unit(s, "shu", "archer", 7, 5, men=3456, morale=55.0)
+    scout_target = add(s, "wei", "levy", (6, 4), men=3000, months=0)
+    seen = add(s, "shu", "archer", (7, 5), men=3456, morale=55.0, months=0)
     camp = Camp(s.new_id(), "shu", 8, 4, grain=61.5)
     s.camps[camp.id] = camp
     return s, {"wei_cap": wei_cap, "shu_cap": shu_cap, "garrison": garrison, "far": far, "spy": spy,
@@ -107,7 +107,7 @@ def test_intel_040_view_ids_only_of_visible_units():
 def test_intel_070_garrison_leaks_nothing_without_spy():
     """INTEL-070, OPEN-30: a scout beside a rival city sees only "troops" + size class: no id, type or men."""
     s, x = secret_world()
-    unit(s, "wei", "scout", 11, 8)
+    add(s, "wei", "scout", (11, 8))
     view = build_view(s, "wei")
     (c,) = [c for c in view.foreign_cities if c.id == x["shu_cap"].id]
     assert (c.troops, c.garrison) == ("medium", None)
@@ -158,7 +158,7 @@ def test_open_51_own_cities_and_units_in_full():
 
 def test_vic_130_ruin_known_to_all_from_month_one():
     """VIC-130: every kingdom knows where the Ruin is and who holds it, whatever its sight."""
-    s = world(month=1)
+    s = open_world(month=1)
     ruin = found_city(s, rd.BANDITS, 9, 7, people=10_000, grain=150, name="The Ruin")
     ruin.is_ruin = True
     view = build_view(s, "wei")
@@ -174,14 +174,14 @@ def test_vic_130_ruin_holder_is_current_where_the_map_remembers_another():
     say Shu Han (as the briefing's Ruin line does), never bandits."""
     from kingdoms.views import render
 
-    s = world()
+    s = open_world()
     ruin = found_city(s, rd.BANDITS, 9, 7, people=10_000, grain=150, name="The Ruin")
     ruin.is_ruin = True
-    unit(s, "wei", "scout", 9, 4)  # the Ruin in sight (3 tiles): Wei's map records it as the bandits'
-    memory_phase(ctx_of(s))
+    add(s, "wei", "scout", (9, 4))  # the Ruin in sight (3 tiles): Wei's map records it as the bandits'
+    memory_phase(ctx_for(s))
     s.units.clear()
     ruin.owner = "shu"
-    memory_phase(ctx_of(s))
+    memory_phase(ctx_for(s))
     obs = observe(s, "wei")
     view = obs.view
     (rec,) = [c for c in view.foreign_cities if c.id == ruin.id]
@@ -198,7 +198,7 @@ def test_vic_130_inspect_tile_on_the_ruin_in_month_one_is_not_unexplored():
     inspect_tile says so instead of "unexplored" (its terrain stays unknown)."""
     from kingdoms.views import render
 
-    s = world(month=1)
+    s = open_world(month=1)
     ruin = found_city(s, rd.BANDITS, 9, 7, people=10_000, grain=150, name="The Ruin")
     ruin.is_ruin = True
     obs = observe(s, "wei")
@@ -211,8 +211,8 @@ def test_vic_130_inspect_tile_on_the_ruin_in_month_one_is_not_unexplored():
 
 def test_vic_140_capture_counts_and_lead_public():
     """VIC-140, VIC-160: every kingdom's capture count and the lead counter are in every view."""
-    s = world()
-    taken = city(s, "wei", 12, 8)
+    s = open_world()
+    taken = add_city(s, "wei", (12, 8))
     taken.founder, taken.captured_by = "shu", "wei"
     s.lead = {"kingdom": "wei", "months": 4}
     view = build_view(s, "shu")
@@ -233,8 +233,8 @@ def test_build_060_military_buildings_public():
 
 def test_diplo_130_wars_public():
     """DIPLO-130: every war is public."""
-    s = world()
-    s.kingdoms["wu"] = kingdom("wu", "Sun Wu", "Sun Quan", (18, 2))
+    s = open_world()
+    s.kingdoms["wu"] = kingdom("wu", "Sun Wu", "Sun Quan", (18, 2), generals="{ruler} G{i}")
     s.wars = [["shu", "wu"]]
     assert build_view(s, "wei").wars == [["shu", "wu"]]
 
@@ -244,10 +244,10 @@ def test_diplo_130_wars_public():
 
 def test_open_50_rough_city_size():
     """OPEN-50: a rival city's rough size is its tier: village < 15,000 <= town < 40,000 <= city < 75,000."""
-    s = world()
-    unit(s, "wei", "scout", 9, 6)
+    s = open_world()
+    add(s, "wei", "scout", (9, 6))
     for people, q in ((14_999, 7), (15_000, 9), (40_000, 11)):
-        city(s, "shu", q, 4, people=people)
+        add_city(s, "shu", (q, 4), people=people)
     view = build_view(s, "wei")
     assert sorted((c.q, c.size) for c in view.foreign_cities) == [(7, "village"), (9, "town"), (11, "city")]
 
@@ -260,16 +260,16 @@ def test_open_49_size_class_boundaries():
 
 def test_open_90_camps_wagons_colonists_in_sight():
     """OPEN-90: enemy camps, wagons and colonists in sight show their type; grain only when watched."""
-    s = world()
-    unit(s, "wei", "levy", 8, 6, men=3000)
-    wagon = unit(s, "shu", "wagon", 9, 6, cargo=40.0)
-    settlers = unit(s, "shu", "colonists", 9, 7, men=5000, cargo=20.0)
+    s = open_world()
+    add(s, "wei", "levy", (8, 6), men=3000, months=0)
+    wagon = add(s, "shu", "wagon", (9, 6), cargo=40.0)
+    settlers = add(s, "shu", "colonists", (9, 7), men=5000, cargo=20.0, months=0)
     camp = Camp(s.new_id(), "shu", 10, 6, grain=70.0)
     s.camps[camp.id] = camp
     view = build_view(s, "wei")
     assert [(u.type, u.cargo, u.men) for u in view.foreign_units] == [("wagon", None, None), ("colonists", None, None)]
     assert [(c.id, c.grain) for c in view.foreign_camps] == [(camp.id, None)]
-    unit(s, "wei", "scout", 7, 6)
+    add(s, "wei", "scout", (7, 6))
     view = build_view(s, "wei")
     assert [(u.id, u.cargo) for u in view.foreign_units] == [(wagon.id, 40.0), (settlers.id, 20.0)]
     assert [c.grain for c in view.foreign_camps] == [70.0]
@@ -278,8 +278,8 @@ def test_open_90_camps_wagons_colonists_in_sight():
 def test_map_190_explored_terrain_rows():
     """MAP-190: the explored map shows terrain letters (lower case on rivers), blank where never seen."""
     rows = ["GGGGGGGG", "GGGgGGGG", "GGGGGGGG", "GGGGGGGG"]
-    s = world(rows)
-    unit(s, "wei", "spy", 2, 1)
+    s = open_world(rows)
+    add(s, "wei", "spy", (2, 1))
     view = build_view(s, "wei")
     assert view.terrain_rows[0] == "  GG    "
     assert view.terrain_rows[1] == " GGg    "
@@ -295,7 +295,7 @@ def test_intel_050_known_city_for_orders():
     assert observe(s, "wei").known_city(x["shu_cap"].id) is None
     own = observe(s, "wei").known_city(x["wei_cap"].id)
     assert own is not None and own.name == "Xuchang"
-    unit(s, "wei", "scout", 10, 8)
+    add(s, "wei", "scout", (10, 8))
     rec = observe(s, "wei").known_city(x["shu_cap"].id)
     assert rec is not None and rec.in_sight and rec.troops == "medium"
 
@@ -316,30 +316,30 @@ def benchmark_world(seed: int = 3) -> GameState:
     rng = np.random.default_rng(seed)
     letters = np.array(list("GGGPPPFFHM~"))
     rows = ["".join(rng.choice(letters, 48)) for _ in range(36)]
-    gm = GameMap.from_rows(rows)
     names = [("wei", (4, 4)), ("shu", (36, 4)), ("wu", (4, 30)), ("jin", (30, 30))]
-    kds = {k: kingdom(k, k.title(), f"{k} ruler", t) for k, t in names}
-    s = GameState(seed=seed, month=20, kingdoms=kds, map=gm, rotation=[k for k, _ in names])
+    s = world(rows=rows, seed=seed, month=20, war=False,
+              kingdoms=[kingdom(k, k.title(), f"{k} ruler", t, generals="{ruler} G{i}") for k, t in names])
+    gm = s.map
     cities = []
     for k, (q0, r0) in names:
         for dq, dr in ((0, 0), (5, 0), (0, 5), (5, 5), (-4, 4)):
-            q, r = q0 + dq - (r0 + dr) // 2, r0 + dr
+            q, r = axial_q(q0 + dq, r0 + dr), r0 + dr  # (q0 + dq) read as a column of row r0 + dr
             i = gm.index(q, r)
             if i >= 0 and gm.is_land[i] and s.owner[i] < 0 and all(s.owner[j] < 0 for j in gm.nbr[i] if j >= 0):
-                cities.append(found_city(s, k, q, r, people=20_000, grain=100))
+                cities.append(add_city(s, k, (q, r), 20_000, 100))
     land = np.flatnonzero(gm.move_cost > 0)
     for k, _ in names:
         for n in range(30):
             i = int(rng.choice(land))
             q, r = gm.tile(i)
             kind = "scout" if n < 3 else "spy" if n < 6 else str(rng.choice(["levy", "spearman", "archer", "cavalry"]))
-            unit(s, k, kind, q, r, men=0 if n < 6 else int(rng.integers(500, 15_000)))
+            add(s, k, kind, (q, r), men=0 if n < 6 else int(rng.integers(500, 15_000)), months=0)
         for c in rng.choice(len(cities), 2, replace=False):
             s.spies.append(StationedSpy(k, cities[int(c)].id, 10))
     for c in cities[::3]:
-        unit(s, c.owner, "spearman", c.q, c.r, men=3000)
+        add(s, c.owner, "spearman", (c.q, c.r), men=3000, months=0)
     for _ in range(3):
-        memory_phase(ctx_of(s))
+        memory_phase(ctx_for(s))
     return s
 
 
@@ -357,7 +357,7 @@ def benchmark_views(repeats: int = 50) -> dict[str, float]:
     views_ms = (time.perf_counter() - t0) * 1000 / repeats
     t0 = time.perf_counter()
     for _ in range(repeats):
-        memory_phase(ctx_of(s))
+        memory_phase(ctx_for(s))
     memory_ms = (time.perf_counter() - t0) * 1000 / repeats
     return {"sight_4_kingdoms_ms": round(sight_ms, 3), "views_4_kingdoms_ms": round(views_ms, 3),
             "memory_phase_ms": round(memory_ms, 3), "units": len(s.units), "cities": len(s.cities)}

@@ -22,7 +22,7 @@ from kingdoms import ruledata as rd
 from kingdoms.engine.pathing import slot_of_type
 from kingdoms.engine.sight import hex_to_mask
 from kingdoms.gamemap import GameMap
-from kingdoms.hexgrid import Tile
+from kingdoms.hexgrid import Tile, hex_len, hex_lens
 from kingdoms.orders.models import QueueItem
 from kingdoms.orders.syntax import format_queue_item
 from kingdoms.views.kingdom_view import OwnCity, OwnUnit, SeenCity, SeenUnit
@@ -94,7 +94,7 @@ class MapInfo:
         if d is None:
             dq = self.q - self.q[i]
             dr = self.r - self.r[i]
-            d = ((np.abs(dq) + np.abs(dr) + np.abs(dq + dr)) // 2).astype(np.int32)
+            d = hex_lens(dq, dr).astype(np.int32)
             d.flags.writeable = False
             if len(self._dist) > 4000:
                 self._dist.clear()
@@ -104,7 +104,7 @@ class MapInfo:
     def dist(self, a: int, b: int) -> int:
         dq = int(self.q[a] - self.q[b])
         dr = int(self.r[a] - self.r[b])
-        return (abs(dq) + abs(dr) + abs(dq + dr)) // 2
+        return hex_len(dq, dr)
 
     def within(self, i: int, radius: int) -> np.ndarray:
         """Flat indices within `radius` of i (i included), in map order."""

@@ -42,7 +42,7 @@ import numpy as np
 from kingdoms import ruledata as rd
 from kingdoms.engine.land import holder_code
 from kingdoms.gamemap import GameMap
-from kingdoms.hexgrid import Tile
+from kingdoms.hexgrid import Tile, hex_len, hex_lens, offset_col
 from kingdoms.state import GameState, Unit
 
 #: Stacking slots (MOVE-110, OPEN-67): one troop, one siege train and one civilian per tile; agents take none.
@@ -292,7 +292,7 @@ class Ground:
         self.noend = noend = bytearray(n)  # foreign units: passed on a move, never stopped on
         self.own_mask = own_mask = bytearray(n)
         for city in state.cities.values():
-            i = city.r * width + city.q + (city.r >> 1)  # the flat index (gamemap.index, on the map)
+            i = city.r * width + offset_col(city.q, city.r)  # the flat index (gamemap.index, on the map)
             crossing[i] = 0  # a city on a river tile is an ordinary tile (OPEN-65)
             if city.owner != owner:
                 if spy:
@@ -309,14 +309,14 @@ class Ground:
                 if skip_foreign or kind == "spy":
                     continue
                 r = other.r
-                i = r * width + other.q + (r >> 1)
+                i = r * width + offset_col(other.q, r)
                 if attack or kind in _ARMED:
                     blocked[i] = 1
                 else:
                     noend[i] = 1
             elif own_slot and _SLOTS[kind] == slot and other.id != uid:
                 r = other.r
-                own_mask[r * width + other.q + (r >> 1)] = 1
+                own_mask[r * width + offset_col(other.q, r)] = 1
 
     # --- tile questions ----------------------------------------------------------------------------------
 
@@ -633,7 +633,7 @@ def _monthly_ok(g: Ground, start: int, full: int, goals: frozenset[int], centre:
         return False
     dq = net.q[start] - net.q[centre]
     dr = net.r[start] - net.r[centre]
-    return ((abs(dq) + abs(dr) + abs(dq + dr)) >> 1) - radius >= _MONTHLY_FROM
+    return hex_len(dq, dr) - radius >= _MONTHLY_FROM
 
 
 def _remember(net: _Net, key: object, weights: bytes) -> bytes:
@@ -650,7 +650,7 @@ def _ring_weights(net: _Net, centre: int, radius: int) -> bytes:
     if weights is None:
         dq = net.q_arr - net.q[centre]
         dr = net.r_arr - net.r[centre]
-        d = (np.abs(dq) + np.abs(dr) + np.abs(dq + dr)) // 2 - radius
+        d = hex_lens(dq, dr) - radius
         weights = _remember(net, (centre, radius), np.clip(d, 0, _WEIGHT_CAP).astype(np.uint8).tobytes())
     return weights
 
@@ -699,7 +699,7 @@ def _landmarks(net: _Net) -> np.ndarray:
             while len(picks) < min(_LANDMARKS, len(land)):  # each next: the land tile farthest from those picked
                 dq = net.q_arr - net.q[picks[-1]]
                 dr = net.r_arr - net.r[picks[-1]]
-                nearest = np.minimum(nearest, (np.abs(dq) + np.abs(dr) + np.abs(dq + dr)) // 2)
+                nearest = np.minimum(nearest, hex_lens(dq, dr))
                 far = int(np.argmax(np.where(net.impassable_arr, -1, nearest)))
                 if far in picks:
                     break
@@ -829,7 +829,7 @@ def nearest_reachable(g: Ground, target: int, *, moves_left: float | None = None
         if not g.endable(v) and v != g.index(g.unit.tile):
             continue
         dq, dr = net.q[v] - tq, net.r[v] - tr
-        d = (abs(dq) + abs(dr) + abs(dq + dr)) >> 1
+        d = hex_len(dq, dr)
         key = (d, months, net.r[v], net.q[v])
         if best is None or key < best:
             best, pick = key, v
@@ -852,4 +852,4 @@ def hexdist_idx(net: _Net, a: int, b: int) -> int:
     """Hex distance between two flat indices (MAP-030)."""
     dq = net.q[a] - net.q[b]
     dr = net.r[a] - net.r[b]
-    return (abs(dq) + abs(dr) + abs(dq + dr)) >> 1
+    return hex_len(dq, dr)

@@ -23,7 +23,7 @@ import numpy as np
 
 from kingdoms import ruledata as rd
 from kingdoms.gamemap import GameMap
-from kingdoms.hexgrid import spiral
+from kingdoms.hexgrid import offset_cols, spiral
 from kingdoms.state import GameState
 
 #: Per-map cache of neighbourhood tables: map -> {radius: (n, m) int32 table}. Derived from the immutable
@@ -69,7 +69,7 @@ def neighbourhood(gm: GameMap, radius: int) -> np.ndarray:
         for k, (dq, dr) in enumerate(offsets):
             q2 = gm.q_of + dq
             r2 = gm.r_of + dr
-            c2 = q2 + (r2 - (r2 & 1)) // 2
+            c2 = offset_cols(q2, r2)
             ok = (r2 >= 0) & (r2 < gm.height) & (c2 >= 0) & (c2 < gm.width)
             table[ok, k] = r2[ok] * gm.width + c2[ok]
         table.flags.writeable = False

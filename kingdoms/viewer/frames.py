@@ -16,6 +16,7 @@ import numpy as np
 
 from kingdoms import ruledata as rd
 from kingdoms.gamemap import GameMap
+from kingdoms.hexgrid import axial_q, flat_index
 from kingdoms.views.observation import Observation, SpectatorView
 
 Json = dict[str, Any]
@@ -157,15 +158,12 @@ class MapPicture:
 
     def index(self, q: int, r: int) -> int:
         """Flat index of (q, r), -1 off the map (odd rows shifted right, as gamemap lays them out)."""
-        c = q + (r - (r & 1)) // 2
-        if not (0 <= r < self.height and 0 <= c < self.width):
-            return -1
-        return r * self.width + c
+        return flat_index(q, r, self.width, self.height)
 
     def tile(self, i: int) -> tuple[int, int]:
         """(q, r) of flat index i."""
         r, c = divmod(i, self.width)
-        return c - (r - (r & 1)) // 2, r
+        return axial_q(c, r), r
 
     def known(self, i: int) -> bool:
         """True when tile i's terrain is known."""

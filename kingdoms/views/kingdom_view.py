@@ -23,6 +23,7 @@ from kingdoms import ruledata as rd
 from kingdoms.engine.sight import Sight, compute_sight, hex_to_mask, mask_to_hex
 from kingdoms.engine.visibility import seen_now, walls_state
 from kingdoms.gamemap import GameMap
+from kingdoms.hexgrid import flat_index
 from kingdoms.state import City, GameState, Unit
 
 Json = dict[str, Any]
@@ -298,10 +299,7 @@ class KingdomView:
 
     def _index(self, q: int, r: int) -> int:
         """Flat index of (q, r) on this view's map, -1 off it."""
-        c = q + (r - (r & 1)) // 2
-        if not (0 <= r < self.height and 0 <= c < self.width):
-            return -1
-        return r * self.width + c
+        return flat_index(q, r, self.width, self.height)
 
     def is_explored(self, q: int, r: int) -> bool:
         """True when tile (q, r) is on the kingdom's explored map."""

@@ -19,7 +19,7 @@ import jinja2
 import numpy as np
 
 from kingdoms import ruledata as rd
-from kingdoms.hexgrid import Tile, distance
+from kingdoms.hexgrid import Tile, axial_q, distance, flat_index
 from kingdoms.views.common import (  # noqa: F401  (re-exported: the texts' number formats and view lookups)
     BATTLE_KINDS,
     at_war,
@@ -96,10 +96,7 @@ def render_template(name: str, **data: Any) -> str:
 
 
 def _index(view: KingdomView, q: int, r: int) -> int:
-    c = q + (r - (r & 1)) // 2
-    if not (0 <= r < view.height and 0 <= c < view.width):
-        return -1
-    return r * view.width + c
+    return flat_index(q, r, view.width, view.height)
 
 
 @dataclass(slots=True)
@@ -813,7 +810,7 @@ def map_text(view: KingdomView, center: Tile | None = None, radius: int | None =
     for r in range(r0, r1 + 1):
         cells = []
         for c in range(view.width):
-            t = (c - (r - (r & 1)) // 2, r)
+            t = (axial_q(c, r), r)
             i = r * view.width + c
             if inside(t) and mk.explored[i]:
                 cells.append(view.terrain_rows[r][c] + marker.get(t, " "))
