@@ -16,6 +16,7 @@ from kingdoms.engine import economy as eco
 from kingdoms.engine.context import MonthContext
 from kingdoms.engine.land import founding_problem
 from kingdoms.gamemap import GameMap
+from kingdoms.setup import found_ruin
 from kingdoms.state import GameState, Improvement, QueueEntry
 
 from .builders import add, add_city
@@ -263,6 +264,23 @@ def test_build_020_030_palisade_gives_walls_40_and_stone_walls_raise_the_ceiling
     run(state, "production")
     assert (city.walls, city.walls_max) == (40.0, 100.0) and "walls" in city.buildings
 
+
+
+def test_build_020_030_open_70_the_ceiling_follows_the_buildings_and_the_ruin() -> None:
+    """BUILD-020, BUILD-030, OPEN-70: the wall ceiling is read from the buildings: none 0, a palisade 40, stone walls
+    100; the Ruin's is 50 with no building, stays 50 when a captor adds a palisade and rises to 100 with stone walls."""
+    assert (rd.walls_ceiling([]), rd.walls_ceiling(["palisade"]), rd.walls_ceiling(["palisade", "walls"])) == (0, 40, 100)
+    state = make_state(axial_map({(4, 4): "G"}))
+    ruin = found_ruin(state, (4, 4))
+    assert (ruin.walls, ruin.walls_max) == (50.0, 50.0)
+    ruin.owner, ruin.store = "wei", 10.0
+    ruin.queue = [QueueEntry("palisade")]
+    run(state, "production")
+    assert ruin.buildings == ["palisade"] and (ruin.walls, ruin.walls_max) == (50.0, 50.0)
+    ruin.store, ruin.queue = 25.0, [QueueEntry("walls")]
+    ruin.last["month"] = -1
+    run(state, "production")
+    assert ruin.buildings == ["palisade", "walls"] and (ruin.walls, ruin.walls_max) == (50.0, 100.0)
 
 def test_build_060_military_buildings_are_public_news() -> None:
     """BUILD-060: a finished barracks is told to every kingdom (audience None); a palisade only to its owner."""
