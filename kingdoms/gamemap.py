@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from kingdoms import ruledata as rd
-from kingdoms.hexgrid import DIRECTIONS, Tile, axial_qs, flat_index, offset_cols
+from kingdoms.hexgrid import DIRECTIONS, Tile, axial_qs, flat_index, hex_len, offset_cols
 
 WATER_CLASSES = ("fresh", "coast", "dry")
 
@@ -191,7 +191,7 @@ class GameMap:
             lo, hi = self.q_range(row)
             qq = min(max(q, lo), hi)
             dq, dr = qq - q, row - r
-            key = ((abs(dq) + abs(dr) + abs(dq + dr)) // 2, abs(dr), row, qq)
+            key = (hex_len(dq, dr), abs(dr), row, qq)
             if best is None or key < best:
                 best = key
         assert best is not None

@@ -6,7 +6,7 @@ from __future__ import annotations
 from kingdoms.engine.land import found_city
 from kingdoms.state import Camp, GameState, StationedSpy
 
-from .armies import add, world
+from .builders import add, world
 
 
 def ruler_world() -> GameState:

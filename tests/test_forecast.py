@@ -13,14 +13,14 @@ from kingdoms.state import GameState
 from kingdoms.views import observe
 from kingdoms.views.forecast import Troop
 
-from .intel_helpers import city, reveal, unit, world
+from .builders import add, add_city, open_world, reveal
 
 
 def _two_cities() -> GameState:
     """wei at (3,3) and shu at (12,8), at war, on open grassland."""
-    state = world()
-    city(state, "wei", 3, 3, capital=True)
-    city(state, "shu", 12, 8, capital=True)
+    state = open_world()
+    add_city(state, "wei", (3, 3), capital=True)
+    add_city(state, "shu", (12, 8), capital=True)
     state.kingdoms["wei"].capital_id = min(c.id for c in state.cities.values() if c.owner == "wei")
     state.kingdoms["shu"].capital_id = min(c.id for c in state.cities.values() if c.owner == "shu")
     state.wars.append(["shu", "wei"])
@@ -31,9 +31,9 @@ def test_combat_040_watched_fight_forecast_is_the_engines_battle() -> None:
     """COMBAT-040, COMBAT-070, INTEL-080: with a scout watching the enemy troop, the forecast of a melee is exact and gives
     the very losses and fates combat.field_battle gives on the true board."""
     state = _two_cities()
-    mine = unit(state, "wei", "heavy_infantry", 7, 5, men=4000)
-    unit(state, "wei", "scout", 6, 5)
-    foe = unit(state, "shu", "spearman", 8, 5, men=3200, xp=8.0, morale=80.0)
+    mine = add(state, "wei", "heavy_infantry", (7, 5), men=4000, months=0)
+    add(state, "wei", "scout", (6, 5))
+    foe = add(state, "shu", "spearman", (8, 5), men=3200, xp=8.0, morale=80.0, months=0)
     got = observe(state, "wei").fight(mine.id, foe.id)
     assert got.exact and got.kind == "melee" and got.low == got.high
     true = state.clone()
@@ -46,8 +46,8 @@ def test_intel_060_unwatched_fight_forecast_spans_the_size_class() -> None:
     """INTEL-060, COMBAT-410: an enemy troop no scout or spy watches is forecast at both ends of its size class,
     untrained, at full morale; its true men, training and morale inside the class change nothing."""
     state = _two_cities()
-    mine = unit(state, "wei", "levy", 7, 5, men=5000)
-    foe = unit(state, "shu", "spearman", 8, 5, men=2400)
+    mine = add(state, "wei", "levy", (7, 5), men=5000, months=0)
+    foe = add(state, "shu", "spearman", (8, 5), men=2400, months=0)
     a = observe(state, "wei").fight(mine.id, foe.id)
     lo, hi = rd.SIZE_CLASS_RANGE["medium"]
     assert not a.exact and (a.low.def_men, a.high.def_men) == (lo, hi)
@@ -62,9 +62,9 @@ def test_siege_180_forecast_of_a_city_as_it_shows() -> None:
     state = _two_cities()
     shu = next(c for c in state.cities.values() if c.owner == "shu")
     shu.walls = shu.walls_max = 40.0
-    gar = unit(state, "shu", "spearman", shu.q, shu.r, men=1200, fortified=True)
-    army = [unit(state, "wei", "levy", shu.q - 2, shu.r, men=9000).id,
-            unit(state, "wei", "levy", shu.q - 2, shu.r + 1, men=9000).id]
+    gar = add(state, "shu", "spearman", (shu.q, shu.r), men=1200, fortified=True, months=0)
+    army = [add(state, "wei", "levy", (shu.q - 2, shu.r), men=9000, months=0).id,
+            add(state, "wei", "levy", (shu.q - 2, shu.r + 1), men=9000, months=0).id]
     obs = observe(state, "wei")
     dfn = obs.city_defence(shu.id)
     assert not dfn.exact and dfn.walls == 40 and dfn.garrison == rd.SIZE_CLASS_RANGE["small"]
@@ -84,8 +84,8 @@ def test_intel_220_spy_report_makes_the_siege_forecast_exact() -> None:
     state = _two_cities()
     shu = next(c for c in state.cities.values() if c.owner == "shu")
     shu.walls = shu.walls_max = 40.0
-    unit(state, "shu", "spearman", shu.q, shu.r, men=800, fortified=True)
-    att = unit(state, "wei", "levy", shu.q - 1, shu.r, men=8000)
+    add(state, "shu", "spearman", (shu.q, shu.r), men=800, fortified=True, months=0)
+    att = add(state, "wei", "levy", (shu.q - 1, shu.r), men=8000, months=0)
     state.kingdoms["wei"].memory.setdefault("reports", {})[str(shu.id)] = city_report(state, shu, state.month, "spy")
     obs = observe(state, "wei")
     assert obs.city_defence(shu.id).exact
@@ -115,10 +115,10 @@ def test_siege_050_threat_forecast_with_a_stronger_garrison_holds_longer() -> No
 def test_diplo_020_months_to_as_if_at_war_opens_the_rivals_land() -> None:
     """DIPLO-020, DIPLO-090: at peace a rival's land is closed to a march; the same march as a declaration would open it
     (Observation.months_to at_war_with) reaches the tile beside its city."""
-    state = world()
-    city(state, "wei", 3, 3, capital=True)
-    shu = city(state, "shu", 9, 3, capital=True)
-    mine = unit(state, "wei", "levy", 6, 3, men=3000)
+    state = open_world()
+    add_city(state, "wei", (3, 3), capital=True)
+    shu = add_city(state, "shu", (9, 3), capital=True)
+    mine = add(state, "wei", "levy", (6, 3), men=3000, months=0)
     reveal(state, "wei")  # the rival's city is known, and the land beside it is in sight
     beside = [(shu.q - 1, shu.r)]
     obs = observe(state, "wei")
@@ -129,11 +129,11 @@ def test_diplo_020_months_to_as_if_at_war_opens_the_rivals_land() -> None:
 def test_vic_130_ruin_out_of_sight_is_forecast_from_public_facts() -> None:
     """VIC-130, OPEN-70: the Ruin out of sight is taken as the rules describe it: 1,500 spearmen (a small troop)
     behind walls 50, the militia of its 10,000 people."""
-    from kingdoms.engine.bandits import make_ruin
+    from kingdoms.setup import found_ruin
 
-    state = world()
-    city(state, "wei", 2, 2, capital=True)
-    ruin = make_ruin(state, 15, 10)
+    state = open_world()
+    add_city(state, "wei", (2, 2), capital=True)
+    ruin = found_ruin(state, (15, 10))
     obs = observe(state, "wei")
     dfn = obs.city_defence(ruin.id)
     assert not dfn.exact and dfn.walls == rd.RUIN_WALLS and dfn.garrison == rd.SIZE_CLASS_RANGE["small"]

@@ -26,7 +26,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("storage", ("kingdoms.storage",)),
     ("views", ("kingdoms.views",)),
     ("rulers", ("kingdoms.ai",)),  # decide from an Observation
-    ("game service", ("kingdoms.game", "kingdoms.fork", "kingdoms.records", "kingdoms.history", "kingdoms.session")),
+    ("game service", ("kingdoms.game", "kingdoms.fork", "kingdoms.records", "kingdoms.history", "kingdoms.session",
+                      "kingdoms.accounting")),
     ("interfaces", ("kingdoms.__main__", "kingdoms.cli", "kingdoms.server", "kingdoms.mcp_strict",
                     "kingdoms.mcp_content", "kingdoms.http_auth", "kingdoms.play", "kingdoms.chronicle",
                     "kingdoms.bench", "kingdoms.viewer", "kingdoms.modelseat", "kingdoms.tournament")),

@@ -189,7 +189,7 @@ def test_combat_410_previews_start_from_the_latest_reported_figures(tmp_path: Pa
     the size class's range."""
     from kingdoms.engine.land import found_city
 
-    from .armies import add, world
+    from .builders import add, world
 
     state = world(width=16, height=12)
     found_city(state, "wei", 1, 1, 20_000, 300, capital=True, name="Xuchang", founder="wei")
@@ -231,7 +231,7 @@ def test_conq_040_move_120_siege_180_cautions_said_in_one_line(tmp_path: Path) -
     from kingdoms.engine.land import found_city
     from kingdoms.session import Session
 
-    from .armies import add, world
+    from .builders import add, world
 
     state = world(width=20, height=14)
     found_city(state, "wei", 2, 2, 30_000, 300, capital=True, name="Xuchang", founder="wei")

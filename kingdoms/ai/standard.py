@@ -154,7 +154,7 @@ class _Reach:
 
 
 def melee_worth(units: list[OwnUnit]) -> float:
-    return sum(MELEE_WORTH.get(u.type, 1.0) * u.men * (0.5 + u.morale / 200) for u in units)
+    return sum(MELEE_WORTH.get(u.type, 1.0) * u.men * (rd.MORALE_FACTOR_BASE + u.morale / rd.MORALE_FACTOR_DIVISOR) for u in units)
 
 
 def engines_of(units: list[OwnUnit]) -> float:

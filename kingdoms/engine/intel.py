@@ -481,7 +481,7 @@ def update_memory(state: GameState, kingdom: str, sight: Any | None = None) -> N
     told = mem.get("told")
     if told:  # figures told in fights: troops' are dropped as their sightings are (cities' stay, latest only)
         told["units"] = {k: v for k, v in sorted((told.get("units") or {}).items(), key=lambda kv: int(kv[0]))
-                         if month - int(v["month"]) <= UNIT_MEMORY_MONTHS}
+                         if month - int(v["month"]) <= rd.UNIT_MEMORY_MONTHS}
         told["cities"] = dict(sorted((told.get("cities") or {}).items(), key=lambda kv: int(kv[0])))
     mem["month"] = month
 

@@ -826,10 +826,10 @@ def map_text(view: KingdomView, center: Tile | None = None, radius: int | None =
             body = "".join(cells[c0:c1 + 1]).rstrip()
             if not body.strip():
                 continue
-            pair = r // 2  # rows 2k and 2k+1 share the q of each column
-            if pair not in ruled:
-                ruled.add(pair)
-                rows.append("    q " + _ruler(c0 - pair, c1 - c0 + 1))
+            first_q = axial_q(c0, r)  # rows 2k and 2k+1 share the q of each column
+            if first_q not in ruled:
+                ruled.add(first_q)
+                rows.append("    q " + _ruler(first_q, c1 - c0 + 1))
             rows.append(f"r{r:>3}| {body}")
     if supply is not None:
         listing = [f"{city_key[c.id]} land of #{c.id} {c.name}" for c in view.cities]

@@ -22,7 +22,7 @@ from kingdoms.ai.hard.analysis import Analysis
 from kingdoms.ai.hard.field import FieldPlan
 from kingdoms.ai.hard.plan import Build, Proposals, Task
 from kingdoms.ai.hard.strategy import Strategy
-from kingdoms.hexgrid import Tile, distance, ring
+from kingdoms.hexgrid import Tile, distance, hex_lens, ring
 from kingdoms.orders.models import Move, Sabotage, StationSpy
 from kingdoms.views.kingdom_view import OwnUnit
 
@@ -60,7 +60,7 @@ def _onto_map(an: Analysis, t: Tile) -> Tile:
     mi = an.mi
     dq = mi.q - t[0]
     dr = mi.r - t[1]
-    d = (np.abs(dq) + np.abs(dr) + np.abs(dq + dr)) // 2
+    d = hex_lens(dq, dr)
     d = np.where(mi.passable, d, 1 << 20)
     i = int(np.lexsort((mi.q, mi.r, d))[0])
     return mi.tile(i)
