@@ -308,7 +308,9 @@ class Game:
     def is_spectator(self, token: str | None) -> bool:
         """True when `token` is the game's spectator token (compared by digest, in constant time)."""
         digest = self.store.meta_value("spectator_digest")
-        return bool(token and digest) and hmac.compare_digest(token_digest(token.strip()), str(digest))
+        if not token or not digest:
+            return False
+        return hmac.compare_digest(token_digest(token.strip()), str(digest))
 
     def controller(self, kingdom: str) -> str:
         for seat in self.seats():

@@ -123,10 +123,11 @@ class NoQueryStrings(logging.Filter):
     """Drops the query string from uvicorn's access log lines (a token pasted into a URL is never printed)."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if isinstance(record.args, tuple) and len(record.args) >= 3 and isinstance(record.args[2], str):
-            args = list(record.args)
-            args[2] = args[2].split("?", 1)[0]
-            record.args = tuple(args)
+        args = record.args
+        if isinstance(args, tuple) and len(args) >= 3:
+            path = args[2]
+            if isinstance(path, str):
+                record.args = (*args[:2], path.split("?", 1)[0], *args[3:])
         return True
 
 

@@ -242,7 +242,7 @@ def _geometry(w: int, h: int) -> _Geo:
     centre = blank.index(*blank.centre())
     bearing = np.arctan2(y - y[centre], x - x[centre])
     return _Geo(w, h, w * h, blank.nbr, blank.nbr.tolist(), blank.q_of.astype(np.int64), blank.r_of.astype(np.int64),
-                x, y, (blank.nbr < 0).any(axis=1), edge, centre, bearing)
+                x, y, np.asarray((blank.nbr < 0).any(axis=1)), edge, centre, bearing)
 
 
 def _hexdist(geo: _Geo, i: int) -> np.ndarray:

@@ -74,7 +74,7 @@ STORE_EMPTY_CAP: Final = 60
 PROD_PER_DAN: Final = 4  # BUILD-210
 
 Focus = Literal["food", "balanced", "production"]  # CITY-030: a city's focus
-FOCUSES: Final[tuple[str, ...]] = get_args(Focus)
+FOCUSES: Final[tuple[Focus, ...]] = get_args(Focus)
 FOCUS_GROWTH: Final = {"food": 1.0, "balanced": 0.5, "production": 0.15}
 FOCUS_PROD: Final = {"food": 0.5, "balanced": 0.8, "production": 1.0}
 
@@ -250,7 +250,7 @@ SPY_CATCH_BASE: Final = 0.01
 SPY_CATCH_NEAR_TROOP: Final = 0.03
 SPY_CATCH_PER_COUNTER: Final = 0.05
 SabotageTarget = Literal["granary", "panic"]  # INTEL-160
-SABOTAGE_TARGETS: Final[tuple[str, ...]] = get_args(SabotageTarget)
+SABOTAGE_TARGETS: Final[tuple[SabotageTarget, ...]] = get_args(SabotageTarget)
 SABOTAGE_GRANARY_SHARE: Final = 0.5
 PANIC_DESERT: Final = 0.12
 PANIC_MORALE: Final = 20

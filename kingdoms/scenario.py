@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
+from pydantic_core import ErrorDetails
 
 from kingdoms import ruledata as rd
 from kingdoms.gamemap import GameMap, Landmark
@@ -239,7 +240,7 @@ def _loc(loc: Iterable[Any]) -> str:
     return out
 
 
-def _pydantic_msg(err: dict[str, Any]) -> str:
+def _pydantic_msg(err: ErrorDetails) -> str:
     """A plain message for one pydantic error."""
     kind = err.get("type", "")
     if kind == "extra_forbidden":
@@ -434,7 +435,7 @@ def _kingdom_problems(scn: Scenario, gm: GameMap, *, ruin_ok: bool) -> list[tupl
         cost = march_costs(gm, ruin)
         for k, kd in enumerate(scn.kingdoms):
             if not np.isfinite(cost[gm.index(*kd.landing)]):
-                p.append((f"kingdoms[{k}].landing", f"{fmt_tile(tuple(kd.landing))} cannot reach the Ruin by land: every "
+                p.append((f"kingdoms[{k}].landing", f"{fmt_tile((int(kd.landing[0]), int(kd.landing[1])))} cannot reach the Ruin by land: every "
                           f"landing must be reachable from every other and from the Ruin"))
     return p
 

@@ -196,7 +196,7 @@ class GameState:
     lead: Json = field(default_factory=lambda: {"kingdom": None, "months": 0})  # VIC-150..170
     finished: bool = False
     end_reason: str | None = None
-    owner: np.ndarray = field(default=None, repr=False)  # type: ignore[assignment]  # city id per tile, -1 free
+    owner: np.ndarray = field(default=None, repr=False)  # type: ignore[arg-type]  # city id per tile, -1 free; set on building
     map: GameMap = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
 
     def __post_init__(self) -> None:

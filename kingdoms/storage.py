@@ -42,6 +42,14 @@ TABLES = ("meta", "seats", "months", "ended", "orders", "outcomes", "events", "n
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 
+class Database(sqlite_utils.Database):
+    """sqlite-utils' Database over a file of tables only (no SQL views here): `db[name]` is typed as the Table
+    it always is, so its insert and create type-check."""
+
+    def __getitem__(self, table_name: str) -> sqlite_utils.db.Table:
+        return self.table(table_name)
+
+
 class StorageError(Exception):
     """The game file cannot be used as asked; the message names the file, what is wrong and what to do.
 
@@ -197,7 +205,7 @@ class GameStore:
             raise
         except (sqlite3.Error, OSError) as exc:
             raise sqlite_problem(self.path, exc, writing=not self.readonly) from exc
-        self.db = sqlite_utils.Database(conn)
+        self.db = Database(conn)
         try:
             if create:
                 self.db.enable_wal()
@@ -344,7 +352,7 @@ class GameStore:
             db["meta"].insert({"key": "schema_version", "value": str(SCHEMA_VERSION)}, replace=True)
 
     @staticmethod
-    def _create_seat_tables(db: sqlite_utils.Database) -> None:
+    def _create_seat_tables(db: Database) -> None:
         """Tables added after schema 1 was first written; made on demand in older files (inside a write)."""
         db["fast_forward"].create({"kingdom": str, "months": int, "at": float}, pk="kingdom", if_not_exists=True)
         columns = {row[1] for row in db.execute("PRAGMA table_info(history)")}
@@ -353,7 +361,7 @@ class GameStore:
                 db.execute(f"ALTER TABLE history ADD COLUMN {column} INTEGER")
 
     @contextlib.contextmanager
-    def write(self) -> Iterator[sqlite_utils.Database]:
+    def write(self) -> Iterator[Database]:
         """An IMMEDIATE write transaction: taken at once, so a check inside it holds until commit.
 
         Nested calls join the outermost transaction. Any failure rolls everything back; sqlite3 and OS errors
@@ -542,7 +550,7 @@ class GameStore:
         """Append one entry of the seat's history; returns its id."""
         with self.write() as db:
             return int(db["history"].insert({"month": month, "kingdom": kingdom, "kind": kind, "text": text,
-                                             "at": at}).last_pk)
+                                             "at": at}).last_pk or 0)
 
     def set_reply_size(self, history_id: int, chars: int, tokens: int) -> None:
         """Store the size of the reply a call got (characters, estimated tokens) on the call's history entry."""

@@ -275,15 +275,15 @@ class Picture:
         for u in self.units:
             self.unit_at.setdefault(mi.index(u.q, u.r), []).append(u)
         self.foreign_at: dict[int, list[SeenUnit]] = {}
-        for u in self.foreign_units:
-            self.foreign_at.setdefault(mi.index(u.q, u.r), []).append(u)
+        for fu in self.foreign_units:
+            self.foreign_at.setdefault(mi.index(fu.q, fu.r), []).append(fu)
         # Where foreign units were last seen (out of sight now): no place to send a march to.
         self.remembered_at: set[int] = {mi.index(u.q, u.r) for u in self.remembered_units}
         self.city_at: dict[int, OwnCity | SeenCity] = {}
-        for c in self.foreign_cities:
-            self.city_at[mi.index(c.q, c.r)] = c
-        for c in self.cities:
-            self.city_at[mi.index(c.q, c.r)] = c
+        for fc in self.foreign_cities:
+            self.city_at[mi.index(fc.q, fc.r)] = fc
+        for oc in self.cities:
+            self.city_at[mi.index(oc.q, oc.r)] = oc
         self._outputs: dict[object, object] = {}
 
     # --- own cities through the economy calculators (the observation's, on the believed board) -----------------

@@ -13,6 +13,7 @@ from kingdoms import ruledata as rd
 from kingdoms.ai.common import Decision, Picture, available_verbs, entry_item, picture_for
 from kingdoms.orders.models import Disband, Hold, Move, OrderModel, QueueItem, SetFocus, SetProduction
 from kingdoms.orders.syntax import format_order
+from kingdoms.views.kingdom_view import OwnUnit
 from kingdoms.views.observation import Observation
 
 #: Queue length kept ahead.
@@ -28,7 +29,7 @@ def garrison_target(pic: Picture, city_id: int) -> int:
     return int(min(5000, want) // 500 * 500)
 
 
-def city_focus(pic: Picture, city_id: int) -> str | None:
+def city_focus(pic: Picture, city_id: int) -> rd.Focus | None:
     """Food while the city is well below what its land feeds, balanced near it (with some hysteresis)."""
     c = pic.city_by_id[city_id]
     o = pic.output(city_id)
@@ -104,7 +105,7 @@ def troop_orders(pic: Picture, verbs: frozenset[str]) -> list[OrderModel]:
     orders: list[OrderModel] = []
     mi = pic.mi
     cities = {mi.index(c.q, c.r): c for c in pic.cities}
-    garrison_of: dict[int, object] = {}
+    garrison_of: dict[int, OwnUnit] = {}
     for u in pic.units:
         if u.in_city is not None and rd.UNITS[u.type].fighting and u.type != "catapult":
             garrison_of[u.in_city] = u

@@ -247,12 +247,12 @@ class Ruler:
         for c in p.cities:
             ci = self.city_idx[c.id]
             men = 0
-            for u in p.foreign_units:
-                if not rd.UNITS[u.type].fighting or u.owner == rd.BANDITS:
+            for fu in p.foreign_units:
+                if not rd.UNITS[fu.type].fighting or fu.owner == rd.BANDITS:
                     continue
-                d = mi.dist(ci, mi.index(u.q, u.r))
-                if d <= 4 and (u.owner in p.enemies or d <= 2):
-                    men += size_men(u.size, u.men)
+                d = mi.dist(ci, mi.index(fu.q, fu.r))
+                if d <= 4 and (fu.owner in p.enemies or d <= 2):
+                    men += size_men(fu.size, fu.men)
             self.threat[c.id] = men
         for u in p.units:
             if u.type == "scout":
@@ -470,12 +470,12 @@ class Ruler:
                 budget_men -= crew
         if need_worth > 300 and budget_men >= 500:
             core = "heavy_infantry" if "forge" in have_b else ("spearman" if "barracks" in have_b else "levy")
-            men = need_worth / MELEE_WORTH[core]
+            worth_men = need_worth / MELEE_WORTH[core]
             spear_share = 0.3 if core == "heavy_infantry" else 0.0
-            core_men = men * (1 - spear_share)
+            core_men = worth_men * (1 - spear_share)
             chunks = [(core, core_men)]
             if spear_share:
-                chunks.append(("spearman", men * spear_share))
+                chunks.append(("spearman", worth_men * spear_share))
             for typ, m in chunks:
                 m = int(math.ceil(min(m, budget_men, 12000) / 500) * 500)
                 if m >= 500 and budget_men >= 500:
@@ -1275,7 +1275,7 @@ class Ruler:
             if order:
                 self.city_orders.append(order)
 
-    def focus_for(self, c: OwnCity) -> str | None:
+    def focus_for(self, c: OwnCity) -> rd.Focus | None:
         """The focus worth most this month: production now against people gained (worth less as the game ages)."""
         p = self.p
         if (p.month + c.id) % 3 and p.output(c.id).net >= 0.5:
@@ -1283,8 +1283,8 @@ class Ruler:
         w = max(0.0, self.temper.growth * (1.0 - p.month / 140.0))
         if c.people < 9000 and not c.is_capital:
             w *= 2.0  # small cities grow first: colonists, recruits and land
-        best = None
-        for focus in ("food", "balanced", "production"):
+        best: tuple[tuple[float, bool], rd.Focus] | None = None
+        for focus in rd.FOCUSES:
             o = p.output(c.id, focus)
             value = o.production + w * o.growth / 1000.0 + (0.15 if focus == c.focus else 0.0)
             if o.net < 0.5:  # never starve the city (or the troops eating from it) for production

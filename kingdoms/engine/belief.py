@@ -124,11 +124,11 @@ def believed_state(state: GameState, kingdom: str, sight: Sight | None = None) -
         true = state.cities.get(cid)
         if cid < 0 or true is None:
             continue
-        mine = board.cities.get(cid)
-        if mine is None or mine.owner != true.owner:
+        on_board = board.cities.get(cid)
+        if on_board is None or on_board.owner != true.owner:
             tiles = sight.visible & (state.owner == cid)
-            if mine is not None:
-                tiles[gm.index(mine.q, mine.r)] = False  # the centre of a known city stays that city's
+            if on_board is not None:
+                tiles[gm.index(on_board.q, on_board.r)] = False  # the centre of a known city stays that city's
             owner[tiles] = holder_code(state, true.owner)
     board.owner = owner
     board.camps = {cid: c for cid, c in board.camps.items()

@@ -106,6 +106,11 @@ class Fighter:
     quality: float
 
 
+def _counter(unit_type: str, vs_type: str | None) -> float:
+    """The counter factor of `unit_type` against `vs_type` (COMBAT-110, COMBAT-120), 1 with no type to counter."""
+    return rd.COUNTERS.get((unit_type, vs_type), 1.0) if vs_type is not None else 1.0
+
+
 def _vs_type(vs: Unit | str | None) -> str | None:
     if vs is None or isinstance(vs, str):
         return vs
@@ -131,9 +136,9 @@ def fighter_for(state: GameState, unit: Unit, role: str, vs: Unit | str | None, 
     holding = in_city_defence or holds_city(state, unit, tile)
     q = unit_factor(unit) * gen.general_bonus(state, unit, holding)
     if role == "attack":  # the attack stat against the defence stat (OPEN-10), counters on attack (COMBAT-110)
-        q *= spec.attack * rd.COUNTERS.get((unit.type, vs_type), 1.0)
+        q *= spec.attack * _counter(unit.type, vs_type)
     elif role == "shoot":
-        q *= spec.ranged * rd.COUNTERS.get((unit.type, vs_type), 1.0)
+        q *= spec.ranged * _counter(unit.type, vs_type)
         if into_city and unit.type == "archer":
             q *= rd.ARCHERS_INTO_CITY
     elif role == "guard":

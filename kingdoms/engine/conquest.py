@@ -137,7 +137,7 @@ def return_to_founder(ctx: MonthContext, city: City, reason: str) -> bool:
     state = ctx.state
     founder = city.founder
     fkd = state.kingdoms.get(founder) if founder is not None else None
-    if city.is_ruin or fkd is None or fkd.eliminated:
+    if founder is None or city.is_ruin or fkd is None or fkd.eliminated:
         return pass_to_bandits(ctx, city, reason)
     old = city.owner
     if old == founder:

@@ -34,8 +34,9 @@ from __future__ import annotations
 
 import heapq
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, fields
+from typing import Generic, Protocol, TypeVar
 
 import numpy as np
 
@@ -83,6 +84,21 @@ _ARMED = frozenset(name for name, spec in rd.UNITS.items() if spec.fighting)
 
 # --- static per-map arrays ----------------------------------------------------------------------------------
 
+_Edge = tuple[int, int]  # (neighbour, cost)
+_Way = tuple[int, int, int]  # (neighbour, tile straight beyond or -1, cost)
+_Row = TypeVar("_Row", covariant=True)
+
+
+class Rows(Protocol[_Row]):
+    """Per-tile rows indexed by flat tile index: a tuple on a true map, made on first use on a believed one."""
+
+    def __getitem__(self, u: int, /) -> _Row: ...
+
+    def __len__(self) -> int: ...
+
+
+Split = tuple[Rows[tuple[_Edge, ...]], Rows[tuple[_Way, ...]]]
+
 
 @dataclass(frozen=True, slots=True, eq=False)
 class _Net:
@@ -95,20 +111,19 @@ class _Net:
     r: tuple[int, ...]
     impassable: bytes
     river: bytes  # unbridged river tiles (before cities are taken off)
-    ways: tuple[tuple[tuple[int, int, int], ...], ...]  # per tile: (neighbour, tile straight beyond or -1, its cost)
+    ways: Rows[tuple[_Way, ...]]  # per tile: (neighbour, tile straight beyond or -1, its cost)
     max_cost: int
     q_arr: np.ndarray  # int64 q_of / r_of (for the heuristics)
     r_arr: np.ndarray
     impassable_arr: np.ndarray  # bool
     zeros: bytes  # a zero weight per tile: no heuristic
-    splits: dict[bytes, tuple[tuple[tuple[tuple[int, int], ...], ...], tuple[tuple[tuple[int, int, int], ...], ...]]]
+    splits: dict[bytes, Split]
     weights: dict[object, bytes]  # heuristic weights per tile, by goal ring or goal set (a few hundred kept)
     landmarks: list[np.ndarray]  # made on first use: distances from and to a few tiles (_landmarks)
     closed: dict[tuple, tuple[bytes, bytes]]  # _closed_land's last few answers
     plain: bool = False  # a believed map (engine.belief): searched with the plain hex-distance heuristic only
 
-    def split(self, crossing: bytearray) -> tuple[tuple[tuple[tuple[int, int], ...], ...],
-                                                  tuple[tuple[tuple[int, int, int], ...], ...]]:
+    def split(self, crossing: bytearray) -> Split:
         """Each tile's neighbours split by `crossing` (the board's unbridged river tiles, cities taken off):
         ordinary ones as (neighbour, cost), river ones as (neighbour, tile straight beyond it, cost)."""
         key = bytes(crossing)
@@ -121,11 +136,13 @@ class _Net:
         if out is None:
             base = self.splits.get(self.river)
             if base is None or key == self.river:
-                rows = range(len(self.ways))
+                rows: Iterable[int] = range(len(self.ways))
                 plain_rows: list = [None] * len(self.ways)
                 river_rows: list = [None] * len(self.ways)
             else:  # only the rows beside tiles that differ from the bare map change
-                plain_rows, river_rows = list(base[0]), list(base[1])
+                plain0, river0 = base
+                assert isinstance(plain0, tuple) and isinstance(river0, tuple)  # a true map's rows are tuples
+                plain_rows, river_rows = list(plain0), list(river0)
                 rows = sorted({u for i in range(len(key)) if key[i] != self.river[i] for u in self.nbr[i] if u >= 0})
             pairs = tuple((v, max(c, 0)) for v, c in enumerate(self.cost))  # shared by every row
             for u in rows:
@@ -138,17 +155,20 @@ class _Net:
         return out
 
 
-class _Rows:
+_T = TypeVar("_T")
+
+
+class _Rows(Generic[_T]):
     """Per-tile rows of a believed map's net, each made on first use (a believed map serves one kingdom-month,
     and its searches reach a small part of it)."""
 
     __slots__ = ("_make", "_rows")
 
-    def __init__(self, make: Callable[[int], tuple]) -> None:
+    def __init__(self, make: Callable[[int], _T]) -> None:
         self._make = make
-        self._rows: dict[int, tuple] = {}
+        self._rows: dict[int, _T] = {}
 
-    def __getitem__(self, u: int) -> tuple:
+    def __getitem__(self, u: int) -> _T:
         row = self._rows.get(u)
         if row is None:
             row = self._rows[u] = self._make(u)
@@ -683,8 +703,8 @@ def _landmarks(net: _Net) -> np.ndarray:
         out: list[list[tuple[int, int]]] = [[] for _ in range(n)]
         into: list[list[tuple[int, int]]] = [[] for _ in range(n)]
         river = net.river
-        for u, row in enumerate(net.ways):
-            for v, beyond, c in row:
+        for u in range(n):
+            for v, beyond, c in net.ways[u]:
                 if c > 0:
                     out[u].append((v, c))
                     into[v].append((u, c))

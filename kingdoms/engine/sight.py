@@ -126,10 +126,10 @@ def compute_sight(state: GameState, kingdoms: list[str] | None = None) -> dict[s
             near[x].append(gm.index(city.q, city.r))
     for agent in state.spies:
         x = pos.get(agent.owner)
-        city = state.cities.get(agent.city_id)
-        if x is None or city is None or city.owner == agent.owner:
+        inside = state.cities.get(agent.city_id)
+        if x is None or inside is None or inside.owner == agent.owner:
             continue  # a counter-spy in an own city adds nothing to the city's own sight
-        lifted[x].append(gm.index(city.q, city.r))
+        lifted[x].append(gm.index(inside.q, inside.r))
     land_of = _city_kingdom_table(state, names)[state.owner]  # kingdom position per tile, -1 none
     out: dict[str, Sight] = {}
     for k, x in pos.items():

@@ -17,9 +17,13 @@ import json
 import os
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kingdoms.modelseat.costs import Usage
+
+if TYPE_CHECKING:  # the SDKs are an optional extra (kingdoms[models]), imported when a provider is made
+    from anthropic.types import ToolParam
+    from openai.types.chat import ChatCompletionFunctionToolParam
 
 PROVIDERS = ("anthropic", "openai", "openai-compatible")
 INSTALL_HINT = "pip install 'kingdoms[models]'  (or: pip install -e '.[models]' in a checkout)"
@@ -186,8 +190,8 @@ class AnthropicProvider(Provider):
             kwargs["base_url"] = base_url
         self.client = anthropic.AsyncAnthropic(**kwargs)
 
-    def _tools(self) -> list[dict[str, Any]]:
-        tools = [{"name": t.name, "description": t.description,
+    def _tools(self) -> list[ToolParam]:
+        tools: list[ToolParam] = [{"name": t.name, "description": t.description,
                   "input_schema": t.schema or {"type": "object", "properties": {}}} for t in self.tools]
         if tools:
             tools[-1] = {**tools[-1], "cache_control": {"type": "ephemeral"}}
@@ -230,11 +234,10 @@ class AnthropicProvider(Provider):
         calls: list[ToolCall] = []
         content: list[dict[str, Any]] = []
         for block in resp.content or []:
-            kind = getattr(block, "type", "")
-            if kind == "text":
+            if block.type == "text":
                 texts.append(block.text)
                 content.append({"type": "text", "text": block.text})
-            elif kind == "tool_use":
+            elif block.type == "tool_use":
                 args = block.input if isinstance(block.input, dict) else {}
                 error = None if isinstance(block.input, dict) else "the tool input was not a JSON object"
                 calls.append(ToolCall(block.id, block.name, args, error))
@@ -285,7 +288,7 @@ class OpenAIProvider(Provider):
             kwargs["base_url"] = base_url
         self.client = openai.AsyncOpenAI(**kwargs)
 
-    def _tools(self) -> list[dict[str, Any]]:
+    def _tools(self) -> list[ChatCompletionFunctionToolParam]:
         return [{"type": "function", "function": {
             "name": t.name, "description": t.description,
             "parameters": t.schema or {"type": "object", "properties": {}}}} for t in self.tools]
@@ -306,10 +309,11 @@ class OpenAIProvider(Provider):
 
     async def send(self, convo: Conversation, *, timeout: float) -> Reply:
         # OpenAI's newer models take only max_completion_tokens; most compatible servers know max_tokens.
-        limit = {"max_tokens" if self.compatible else "max_completion_tokens": self.max_output_tokens}
+        limit, omit = self.max_output_tokens, self.sdk.omit  # an omitted argument is left out of the request
         try:
             resp = await self.client.chat.completions.create(
-                model=self.model, messages=convo.messages, tools=self._tools(), timeout=timeout, **limit)
+                model=self.model, messages=convo.messages, tools=self._tools(), timeout=timeout,
+                max_tokens=limit if self.compatible else omit, max_completion_tokens=omit if self.compatible else limit)
         except self.sdk.OpenAIError as exc:
             raise _classify(self.sdk, exc) from exc
         choice = resp.choices[0] if resp.choices else None

@@ -298,6 +298,12 @@ _VERB_RE: Final = re.compile(r"([A-Za-z_][\w\-]*)[ \t]*:?\s*")
 _KEY_RE: Final = re.compile(r"([A-Za-z_][\w\-]*)\s*([=:])?\s*")
 _TOKEN_RE: Final = re.compile(r"\S+")
 _WS_RE: Final = re.compile(r"\s*")
+
+
+def _past_space(s: str, p: int) -> int:
+    """The first position at or after `p` that is not white space (len(s) when none is)."""
+    m = _WS_RE.match(s, p)
+    return m.end() if m else p
 _DQ_RE: Final = re.compile(r'"((?:[^"\\]|\\.)*)"', re.S)
 _SQ_RE: Final = re.compile(r"'((?:[^'\\]|\\.)*)'", re.S)
 _PLAIN_RE: Final = re.compile(r"[^\s\[{(\"']+|[\"']")
@@ -505,12 +511,12 @@ def _read_value(s: str, p: int, greedy: bool = False) -> tuple[Any, int]:
                 m = _PLAIN_RE.match(s, p)
                 p = m.end() if m else p + 1
         # a value such as "3, 4" or "barracks, spearman:2000" continues after a comma
-        q = _WS_RE.match(s, p).end()
+        q = _past_space(s, p)
         if q >= n:
             break
         if greedy or s[p - 1] == "," or s[q] == ",":
             r = q + 1 if s[q] == "," else q
-            r = _WS_RE.match(s, r).end()
+            r = _past_space(s, r)
             if r < n and not _starts_key(s, r, greedy):
                 p = r
                 continue
@@ -532,10 +538,10 @@ def _scan_pairs(verb: str, s: str) -> list[tuple[str, Any]]:
         return [(k, v if v else _BARE) for k, v in _FAST_PAIR_RE.findall(s)]
     pairs: list[tuple[str, Any]] = []
     n = len(s)
-    p = _WS_RE.match(s, 0).end()
+    p = _past_space(s, 0)
     while p < n:
         if s[p] in ",;":
-            p = _WS_RE.match(s, p + 1).end()
+            p = _past_space(s, p + 1)
             continue
         m = _KEY_RE.match(s, p)
         if not m:
@@ -555,7 +561,7 @@ def _scan_pairs(verb: str, s: str) -> list[tuple[str, Any]]:
         else:
             pairs.append((key, _BARE))
             p = m.end()
-        p = _WS_RE.match(s, p).end()
+        p = _past_space(s, p)
     return pairs
 
 
@@ -1236,7 +1242,7 @@ def format_order(order: Order) -> str:
     if a == "set_production":
         queue = ",".join(format_queue_item(i) for i in d["queue"])
         return f"set_production city={d['city_id']} queue={queue or '[]'}"
-    parts = [a]
+    parts: list[str] = [a]
     for short, field in type(order).KEYS.items():
         if field not in d:
             continue

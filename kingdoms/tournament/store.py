@@ -17,8 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import sqlite_utils
-
+from kingdoms.storage import Database
 from kingdoms.tournament.schedule import GameTask
 
 FILE_NAME = "tournament.sqlite"
@@ -42,7 +41,7 @@ class TournamentStore:
         self.folder.mkdir(parents=True, exist_ok=True)
         conn = sqlite3.connect(str(self.path), timeout=30.0, isolation_level=None, check_same_thread=False)
         conn.execute("PRAGMA busy_timeout = 30000")
-        self.db = sqlite_utils.Database(conn)
+        self.db = Database(conn)
         if create:
             self.db.enable_wal()
             with self.write() as db:
@@ -62,7 +61,7 @@ class TournamentStore:
         self.db.conn.close()
 
     @contextlib.contextmanager
-    def write(self) -> Iterator[sqlite_utils.Database]:
+    def write(self) -> Iterator[Database]:
         conn = self.db.conn
         conn.execute("BEGIN IMMEDIATE")
         try:
@@ -135,7 +134,7 @@ class TournamentStore:
             out[status] = int(n)
         return out
 
-    def _log(self, db: sqlite_utils.Database, game: str, status: str, attempt: int, note: str = "") -> None:
+    def _log(self, db: Database, game: str, status: str, attempt: int, note: str = "") -> None:
         db["transitions"].insert({"game": game, "status": status, "attempt": attempt, "at": time.time(),
                                   "note": note})
 

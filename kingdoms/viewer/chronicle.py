@@ -568,15 +568,15 @@ class _Teller:
                 else:
                     items.append(Item(e.month, 6, self._capture(e)))
             elif e.kind == "city_to_bandits":
-                city = self.city_name.get(int(d.get("city_id", -1)), "a city")
+                lost = self.city_name.get(int(d.get("city_id", -1)), "a city")
                 old = d.get("old_owner")
                 why = str(d.get("reason") or "")
-                items.append(Item(e.month, 6, f"In month {e.month} {city} was lost to the bandits"
+                items.append(Item(e.month, 6, f"In month {e.month} {lost} was lost to the bandits"
                                   + (f" by {self.name(old)}" if old else "") + (f" ({_reason(why)})" if why else "")
                                   + "."))
             elif e.kind == "city_returned":
-                city = self.city_name.get(int(d.get("city_id", -1)), "a city")
-                items.append(Item(e.month, 6, f"In month {e.month} {city} rose against its masters and went back "
+                rose = self.city_name.get(int(d.get("city_id", -1)), "a city")
+                items.append(Item(e.month, 6, f"In month {e.month} {rose} rose against its masters and went back "
                                   "to the kingdom that founded it."))
             elif e.kind == "kingdom_eliminated":
                 k, by = d.get("kingdom"), d.get("by")
@@ -603,8 +603,8 @@ class _Teller:
             told = []
             for owner, things in built.items():
                 by_city: dict[str, list[str]] = defaultdict(list)
-                for item, city in things:
-                    by_city[city].append(("an " if item[0] in "aeiou" else "a ") + item)
+                for item, place in things:
+                    by_city[place].append(("an " if item[0] in "aeiou" else "a ") + item)
                 told.append(f"{self.name(owner)} {listing([f'{listing(v)} in {c}' for c, v in by_city.items()])}")
             if len(told) == 1:
                 owner = next(iter(built))
@@ -645,7 +645,7 @@ class _Teller:
             else:
                 continue
             first.setdefault(k, e.month)
-        items = []
+        items: list[Item] = []
         for k in [s.id for s in self.r.kingdoms]:
             if k not in first:
                 continue

@@ -33,6 +33,8 @@ from kingdoms.viewer.page import write_page
 from kingdoms.views.observation import events_seen_by, observe, observe_all
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from kingdoms.game import Game
     from kingdoms.state import GameState
 
@@ -73,7 +75,7 @@ class RecordBuilder:
         self.sides = sides_of(state)
         self._ids = [s.id for s in self.sides]
         self._frames: dict[int, Frame] = {}
-        self._explored = None
+        self._explored: np.ndarray | None = None
 
     def record(self) -> Record:
         """The record of every stored month so far."""

@@ -352,10 +352,10 @@ def _side(board: GameState, kingdom: str, who: int | Troop, owner: str, tile: Ti
         unit = _hypothetical(board, owner, who, tile)
         planned.add(unit.id)
         return unit
-    unit = board.units.get(who)
-    if unit is None:
+    known = board.units.get(who)
+    if known is None:
         raise KeyError(f"unit #{who} is not known to {kingdom}")
-    return unit
+    return known
 
 
 # =============================================================================================================
@@ -398,10 +398,10 @@ def siege(board: GameState, kingdom: str, sight: Sight, city_id: int, force: Seq
         if isinstance(who, Troop):
             units.append(_hypothetical(b, side, who, city.tile))
         else:
-            u = b.units.get(who)
-            if u is None or u.owner != side or side != kingdom:
+            own = b.units.get(who)
+            if own is None or own.owner != side or side != kingdom:
                 raise KeyError(f"unit #{who} is not one of {kingdom}'s units")
-            units.append(u)
+            units.append(own)
     shooters = sorted((u for u in units if u.spec.shooter), key=lambda u: (u.type != "catapult", -u.men, u.id))
     melee = sorted((u for u in units if not u.spec.shooter), key=lambda u: (-u.men, u.id))
     taken_tiles: set[Tile] = set()

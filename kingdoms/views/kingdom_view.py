@@ -452,7 +452,7 @@ def _own_unit(state: GameState, unit: Unit, in_city: int | None) -> OwnUnit:
     return OwnUnit(unit.id, unit.type, unit.q, unit.r, unit.men, size, unit.xp, rd.troop_level(unit.xp),
                    unit.morale, unit.hunger, unit.rations, unit.cargo, unit.fortified, unit.general_id,
                    general.name if general else None, dict(unit.standing) if unit.standing else None,
-                   tuple(unit.dest) if unit.dest else None, unit.home_city, in_city)
+                   (int(unit.dest[0]), int(unit.dest[1])) if unit.dest else None, unit.home_city, in_city)
 
 
 def build_view(state: GameState, kingdom_id: str, sight: Sight | None = None) -> KingdomView:

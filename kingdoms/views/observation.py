@@ -392,9 +392,9 @@ class Observation:
             for rec in seen_now(state, kingdom, self.sight).cities:
                 if rec["id"] == city_id:
                     return _seen_city(rec, True)
-        rec = (state.kingdoms[kingdom].memory.get("cities") or {}).get(str(city_id))
-        if rec is not None:
-            return _seen_city(rec, False)
+        remembered = (state.kingdoms[kingdom].memory.get("cities") or {}).get(str(city_id))
+        if remembered is not None:
+            return _seen_city(remembered, False)
         if city is not None:  # the Ruin, or a city holding one of its spies: public / reported facts only
             return SeenCity(city.id, city.name, city.owner, city.q, city.r, None, None, None, None, city.is_ruin, None,
                             state.month, False)
@@ -755,8 +755,8 @@ class Observation:
                 continue
             for a in fig.alerts:
                 stops.append(f"#{c.id} {c.name}: {a}")
-        for e, u in strike_threats(view):
-            stops.append(f"enemy #{e.id} {e.type} can strike your #{u.id}")
+        for foe, u in strike_threats(view):
+            stops.append(f"enemy #{foe.id} {foe.type} can strike your #{u.id}")
         for u in idle_units(view):
             stops.append(f"#{u.id} {u.type} has no orders")
         if view.month >= self.last_month:

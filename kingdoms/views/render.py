@@ -565,13 +565,13 @@ def briefing(view: KingdomView, data: BriefingInput) -> str:
     others = [troop_row(view, u, city_names) for u in view.units if not rd.UNITS[u.type].fighting]
     generals = [general_row(view, g, city_names) for g in view.generals]
     enemies = []
-    for c in view.foreign_cities:
-        row = seen_city_row(view, c, names)
-        rep = view.report(c.id)
+    for fc in view.foreign_cities:
+        row = seen_city_row(view, fc, names)
+        rep = view.report(fc.id)
         if rep is not None:
-            row += f"; spy report M{rep.month}: {num(rep.people)} people, militia {num(rep.militia)} (get_city {c.id})"
-        if c.id in data.blockading:
-            row += f" — YOU BLOCKADE IT ({num(data.blockading[c.id])} of your men on its land)"
+            row += f"; spy report M{rep.month}: {num(rep.people)} people, militia {num(rep.militia)} (get_city {fc.id})"
+        if fc.id in data.blockading:
+            row += f" — YOU BLOCKADE IT ({num(data.blockading[fc.id])} of your men on its land)"
         enemies.append(row)
     enemies += [seen_unit_row(view, u, names) for u in view.foreign_units]
     enemies += [f"camp #{c.id} {names.get(c.owner, c.owner)} {tile((c.q, c.r))}"
@@ -781,21 +781,21 @@ def map_text(view: KingdomView, center: Tile | None = None, radius: int | None =
         return center is None or radius is None or distance(center, t) <= radius
 
     if supply is None:
-        for u in view.foreign_units:
-            if inside((u.q, u.r)):
-                spec = rd.UNITS.get(u.type)
-                marker[(u.q, u.r)] = "x" if spec is not None and spec.fighting else "v"
-        for c in view.foreign_camps:
-            marker.setdefault((c.q, c.r), "k")
-        for c in view.camps:
-            marker.setdefault((c.q, c.r), "c")
+        for fu in view.foreign_units:
+            if inside((fu.q, fu.r)):
+                spec = rd.UNITS.get(fu.type)
+                marker[(fu.q, fu.r)] = "x" if spec is not None and spec.fighting else "v"
+        for fcamp in view.foreign_camps:
+            marker.setdefault((fcamp.q, fcamp.r), "k")
+        for camp in view.camps:
+            marker.setdefault((camp.q, camp.r), "c")
         for u in view.units:
             marker[(u.q, u.r)] = "+" if rd.UNITS[u.type].fighting else "o"
-        for c in view.foreign_cities:
-            marker[(c.q, c.r)] = "R" if c.ruin else ("B" if c.owner == rd.BANDITS else marks_of.get(c.owner, "?"))
+        for fc in view.foreign_cities:
+            marker[(fc.q, fc.r)] = "R" if fc.ruin else ("B" if fc.owner == rd.BANDITS else marks_of.get(fc.owner, "?"))
     else:
         city_key = {c.id: CITY_KEYS[n] if n < len(CITY_KEYS) else "?" for n, c in enumerate(view.cities)}
-        camp_key = {c.id: CAMP_KEYS[n] if n < len(CAMP_KEYS) else "?" for n, c in enumerate(view.camps)}
+        camp_key = {k.id: CAMP_KEYS[n] if n < len(CAMP_KEYS) else "?" for n, k in enumerate(view.camps)}
         for t, (kind, sid) in supply.items():
             marker[t] = (camp_key if kind == "camp" else city_key).get(sid, "?")
     for c in view.cities:
@@ -809,12 +809,12 @@ def map_text(view: KingdomView, center: Tile | None = None, radius: int | None =
     used: list[int] = []
     for r in range(r0, r1 + 1):
         cells = []
-        for c in range(view.width):
-            t = (axial_q(c, r), r)
-            i = r * view.width + c
+        for col in range(view.width):
+            t = (axial_q(col, r), r)
+            i = r * view.width + col
             if inside(t) and mk.explored[i]:
-                cells.append(view.terrain_rows[r][c] + marker.get(t, " "))
-                used.append(c)
+                cells.append(view.terrain_rows[r][col] + marker.get(t, " "))
+                used.append(col)
             else:
                 cells.append("  ")
         grid[r] = cells
@@ -833,26 +833,26 @@ def map_text(view: KingdomView, center: Tile | None = None, radius: int | None =
             rows.append(f"r{r:>3}| {body}")
     if supply is not None:
         listing = [f"{city_key[c.id]} land of #{c.id} {c.name}" for c in view.cities]
-        listing += [f"{camp_key[c.id]} camp #{c.id} {tile((c.q, c.r))}, {f1(c.grain)} dan"
-                    + (" (empty: feeds nobody)" if c.grain <= 1e-9 else "") for c in view.camps]
+        listing += [f"{camp_key[k.id]} camp #{k.id} {tile((k.q, k.r))}, {f1(k.grain)} dan"
+                    + (" (empty: feeds nobody)" if k.grain <= 1e-9 else "") for k in view.camps]
         return render_template("map.j2", v=view, rows=rows, listing=listing, center=center, radius=radius,
                                legend_kingdoms="", supply=True)
     for c in view.cities:
         if inside((c.q, c.r)):
             listing.append(f"* #{c.id} {c.name} {tile((c.q, c.r))} (yours)")
-    for c in view.foreign_cities:
-        if inside((c.q, c.r)):
-            listing.append(f"{marker[(c.q, c.r)]} #{c.id} {c.name} {tile((c.q, c.r))} ({names.get(c.owner, c.owner)})")
+    for fc in view.foreign_cities:
+        if inside((fc.q, fc.r)):
+            listing.append(f"{marker[(fc.q, fc.r)]} #{fc.id} {fc.name} {tile((fc.q, fc.r))} ({names.get(fc.owner, fc.owner)})")
     for u in view.units:
         if inside((u.q, u.r)):
             size = f" {num(u.men)}" if u.men else ""
             listing.append(f"{'+' if rd.UNITS[u.type].fighting else 'o'} #{u.id} {u.type}{size} {tile((u.q, u.r))}")
-    for u in view.foreign_units:
-        if inside((u.q, u.r)):
-            size = f" {num(u.men)}" if u.men is not None else (f" {u.size}" if u.size else "")
-            when = "" if u.in_sight else f" seen M{u.month}"
-            listing.append(f"{marker.get((u.q, u.r), 'x')} #{u.id} {names.get(u.owner, u.owner)} {u.type}{size} "
-                           f"{tile((u.q, u.r))}{when}")
+    for fu in view.foreign_units:
+        if inside((fu.q, fu.r)):
+            size = f" {num(fu.men)}" if fu.men is not None else (f" {fu.size}" if fu.size else "")
+            when = "" if fu.in_sight else f" seen M{fu.month}"
+            listing.append(f"{marker.get((fu.q, fu.r), 'x')} #{fu.id} {names.get(fu.owner, fu.owner)} {fu.type}{size} "
+                           f"{tile((fu.q, fu.r))}{when}")
     legend_kingdoms = ", ".join(f"{m} {names.get(k, k)} city" for k, m in marks_of.items())
     return render_template("map.j2", v=view, rows=rows, listing=listing, center=center, radius=radius,
                            legend_kingdoms=legend_kingdoms, supply=False)
@@ -904,9 +904,9 @@ def tile_text(obs: Observation, tv: TileView) -> str:
         elif isinstance(u, SeenUnit):
             size = f" {num(u.men)} men" if u.men is not None else (f" {u.size}" if u.size else "")
             units.append(f"#{u.id} {names.get(u.owner, u.owner)} {u.type}{size}")
-    for c in view.foreign_cities:
-        if (c.q, c.r) == (q, r):
-            lines.append("City: " + seen_city_row(view, c, names))
+    for fc in view.foreign_cities:
+        if (fc.q, fc.r) == (q, r):
+            lines.append("City: " + seen_city_row(view, fc, names))
     if units:
         lines.append("Units: " + "; ".join(units))
     elif tv.visible:

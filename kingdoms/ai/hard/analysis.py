@@ -9,7 +9,8 @@ and planning fields over the known map (common.distance_field). Iteration is alw
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import dataclasses
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -36,8 +37,8 @@ class Rival:
     captures: int
     at_war: bool
     capital: SeenCity | None  # its first known city: taken for its capital
-    cities: list[SeenCity] = field(default_factory=list)
-    military: set[str] = field(default_factory=set)  # its public military buildings (BUILD-060)
+    cities: list[SeenCity] = dataclasses.field(default_factory=list)
+    military: set[str] = dataclasses.field(default_factory=set)  # its public military buildings (BUILD-060)
     seen_men: int = 0  # its fighting men in sight now (top of class unless watched)
 
 
@@ -92,7 +93,7 @@ class Analysis:
     foreign_units: list[SeenUnit]
     home: np.ndarray  # planning move cost from the own cities over the known map
     closed: np.ndarray  # land known to be closed to our troops (kingdoms at peace)
-    extra: dict[str, object] = field(default_factory=dict)
+    extra: dict[str, object] = dataclasses.field(default_factory=dict)
 
     # --- small lookups -----------------------------------------------------------------------------------------
 
@@ -178,24 +179,24 @@ def analyse(obs: Observation) -> Analysis:
     captures = {k.id: k.captures for k in view.kingdoms}
     enemies = set(pic.enemies) - {rd.BANDITS}
     first: dict[str, SeenCity] = {}
-    for c in sorted(view.foreign_cities, key=lambda c: c.id):
-        if not c.ruin and c.owner in captures:
-            first.setdefault(c.owner, c)
+    for fc in sorted(view.foreign_cities, key=lambda c: c.id):
+        if not fc.ruin and fc.owner in captures:
+            first.setdefault(fc.owner, fc)
     rivals: dict[str, Rival] = {}
     for k in view.kingdoms:
         if k.id == obs.kingdom or k.eliminated:
             continue
         rivals[k.id] = Rival(k.id, k.name, k.captures, k.id in enemies, first.get(k.id))
-    for c in sorted(view.foreign_cities, key=lambda c: c.id):
-        if c.owner in rivals:
-            rivals[c.owner].cities.append(c)
+    for fc in sorted(view.foreign_cities, key=lambda c: c.id):
+        if fc.owner in rivals:
+            rivals[fc.owner].cities.append(fc)
     for mb in view.military_buildings:
         if mb.kingdom in rivals:
             rivals[mb.kingdom].military |= set(mb.buildings)
     foreign = [u for u in view.foreign_units if u.in_sight]
-    for u in foreign:
-        if u.owner in rivals and rd.UNITS[u.type].fighting:
-            rivals[u.owner].seen_men += seen_men(u)
+    for fu in foreign:
+        if fu.owner in rivals and rd.UNITS[fu.type].fighting:
+            rivals[fu.owner].seen_men += seen_men(fu)
     best = max((r.captures for r in rivals.values()), default=0)
     lead = view.lead or {}
     threats: dict[int, Threat] = {}

@@ -90,9 +90,10 @@ def city_queue(an: Analysis, c: OwnCity, builds: list[Build]) -> SetProduction |
         urgent = False
         if match is not None:
             used.add(match)
-            pr, urgent = max(pr, wanted[match].priority), wanted[match].urgent
-            if wanted[match].men is not None and it.men is not None and wanted[match].men > it.men:
-                it = QueueItem(item=it.item, men=min(rd.MAX_TROOP_MEN, wanted[match].men))
+            want = wanted[match]
+            pr, urgent = max(pr, want.priority), want.urgent
+            if want.men is not None and it.men is not None and want.men > it.men:
+                it = QueueItem(item=it.item, men=min(rd.MAX_TROOP_MEN, want.men))
         if n == 0 and (float(c.queue[0].get("paid") or 0.0) > 0.5 or it.item in rd.FIGHTING_TYPES):
             pr += 1000.0  # the work in progress keeps its place
         ranked.append((pr, n, it, urgent))
@@ -188,7 +189,12 @@ def settle(an: Analysis, share: float, props: Proposals) -> list[OrderModel]:
     declares = [o for o in props.kingdom if isinstance(o, DeclareWar)]
     sabotage = [o for o in props.kingdom if isinstance(o, Sabotage)]
     seen_sab: set[int] = set()
-    sabotage = [s for s in sabotage if not (s.city_id in seen_sab or seen_sab.add(s.city_id))]
+    first_sab: list[Sabotage] = []
+    for s in sabotage:  # one sabotage a city: the first proposed
+        if s.city_id not in seen_sab:
+            seen_sab.add(s.city_id)
+            first_sab.append(s)
+    sabotage = first_sab
     assign = [o for o in props.kingdom if isinstance(o, AssignGeneral)]
     other = [o for o in props.kingdom if not isinstance(o, (DeclareWar, Sabotage, AssignGeneral))]
     orders: list[OrderModel] = []

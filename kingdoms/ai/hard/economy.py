@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from kingdoms import ruledata as rd
 from kingdoms.ai.hard.analysis import Analysis
 from kingdoms.ai.hard.plan import Build, Proposals, Task
 from kingdoms.ai.hard.strategy import Strategy
@@ -35,7 +36,7 @@ def _have(c: OwnCity) -> set[str]:
     return set(c.buildings) | {imp["kind"] for imp in c.improvements}
 
 
-def focus_for(an: Analysis, c: OwnCity) -> str | None:
+def focus_for(an: Analysis, c: OwnCity) -> rd.Focus | None:
     """The focus worth most this month (production now against people gained), None to keep the current one.
     Weighed every third month (staggered by city), or at once when the city's grain runs short."""
     if (an.month + c.id) % 3 and an.obs.city_output(c.id).net >= 0.3:
@@ -44,8 +45,8 @@ def focus_for(an: Analysis, c: OwnCity) -> str | None:
     weight = max(0.0, 2.5 * (1.0 - an.month / 120.0))
     if not c.is_capital and c.people < 9000:
         weight *= 2.0
-    best = None
-    for focus in ("food", "balanced", "production"):
+    best: tuple[tuple[float, bool, str], rd.Focus] | None = None
+    for focus in rd.FOCUSES:
         o = looks[focus]
         value = o.production + weight * o.growth / 1000.0 + (0.2 if focus == c.focus else 0.0)
         if o.net < 0.3:
@@ -53,8 +54,9 @@ def focus_for(an: Analysis, c: OwnCity) -> str | None:
         key = (value, focus == c.focus, focus)
         if best is None or key > best[0]:
             best = (key, focus)
-    choice = best[1] if best else c.focus
-    return None if choice == c.focus else choice
+    if best is None or best[1] == c.focus:
+        return None
+    return best[1]
 
 
 def builds_for(an: Analysis, c: OwnCity, strategy: Strategy) -> list[Build]:

@@ -103,14 +103,14 @@ def staging_tile(an: Analysis, aim: Aim, origin: Tile) -> Tile | None:
             return mi.tile(best[1])
     # nothing known that close: the known tile nearest the target (the march explores on its way)
     cands = np.flatnonzero(reach & (d_t >= STAGING - 1)).tolist()
-    best = None
+    nearest: tuple[tuple[int, float, int, int], int] | None = None
     for i in cands:
         if an.closed[i] or not pic.can_stop(i, own_ok=True):
             continue
-        key = (int(d_t[i]), float(from_home[i]), int(mi.r[i]), int(mi.q[i]))
-        if best is None or key < best[0]:
-            best = (key, i)
-    return mi.tile(best[1]) if best is not None else None
+        rank = (int(d_t[i]), float(from_home[i]), int(mi.r[i]), int(mi.q[i]))
+        if nearest is None or rank < nearest[0]:
+            nearest = (rank, i)
+    return mi.tile(nearest[1]) if nearest is not None else None
 
 
 def march_months(an: Analysis, u: OwnUnit, to: Tile) -> float:
@@ -539,11 +539,12 @@ def plan(an: Analysis, strategy: Strategy, reserved: set[int], wanted: dict[int,
     ready = coming <= 1000 and ((aim.size.feasible and enough) or (strategy.go_anyway and (enough or maxed)))
     main = _main(rest)
     home_tile = (rally.q, rally.r)
+    aimed = _standing_to(main) if main is not None else None
     going = main is not None and staging is not None and (
-        _standing_to(main) is not None and distance(_standing_to(main), staging) <= 2
+        aimed is not None and distance(aimed, staging) <= 2
         or _following(main) is not None and not an.pic.own_land[an.idx((main.q, main.r))])
-    falling_back = main is not None and _standing_to(main) is not None and \
-        distance(_standing_to(main), home_tile) <= 2 and not an.pic.own_land[an.idx((main.q, main.r))]
+    falling_back = main is not None and aimed is not None and \
+        distance(aimed, home_tile) <= 2 and not an.pic.own_land[an.idx((main.q, main.r))]
     troops = [u for u in rest if _slot(u) == "troop"]
     # Set out with the rations of the march at least (wagons go along for the siege): a troop on its land
     # refills a month of rations a month from its city's granary (SUPPLY-050).

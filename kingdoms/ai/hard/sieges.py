@@ -77,7 +77,7 @@ def plan(an: Analysis, strategy: Strategy, fp: FieldPlan) -> Proposals:
         dfn = an.obs.city_defence(aim.city_id)
         hurt = (dfn.garrison[1] - first.garrison) + (dfn.militia[1] - first.militia)
         strike = first.lost > 0 and hurt >= 0.35 * first.lost
-    if strike and not at_war and waiting and fc is not None and fc.taken_in > 1:
+    if strike and not at_war and waiting and fc is not None and fc.taken_in is not None and fc.taken_in > 1:
         strike = False  # the rest of the army is coming: strike once, all together
     if not strike:
         # wait for troops on their way here; at war keep the blockade; with nothing coming at peace, go home
