@@ -133,8 +133,9 @@ def test_vic_130_ruin_out_of_sight_is_forecast_from_public_facts() -> None:
 
     state = open_world()
     add_city(state, "wei", (2, 2), capital=True)
-    ruin = found_ruin(state, (15, 10))
+    ruin = found_ruin(state, (11, 10))  # far out of Cao Wei's sight
     obs = observe(state, "wei")
+    assert not obs.sight.sees(state.map, *ruin.tile)
     dfn = obs.city_defence(ruin.id)
     assert not dfn.exact and dfn.walls == rd.RUIN_WALLS and dfn.garrison == rd.SIZE_CLASS_RANGE["small"]
     assert dfn.militia == (rd.full_militia(rd.RUIN_PEOPLE, False, state.month),) * 2
