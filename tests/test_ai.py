@@ -139,6 +139,7 @@ def test_passive_never_attacks_and_builds_up(passive_game: Played) -> None:
         assert capital.queue or capital.grain < cap - 1, f"{kid} wastes its capital's production"
 
 
+@pytest.mark.long
 def test_standard_orders_are_never_refused(standard_game: Played, mixed_game: Played) -> None:
     """OPEN-86, TURN-050: the scripted rulers play through the same orders and checks as any seat: the standard
     ruler's orders all pass the issue-time checks (three standard rulers, and one against two passive ones)."""
@@ -146,6 +147,7 @@ def test_standard_orders_are_never_refused(standard_game: Played, mixed_game: Pl
     assert mixed_game.refused == []
 
 
+@pytest.mark.long
 def test_hard_orders_are_never_refused(hard_game: Played) -> None:
     """TURN-050: the hard ruler checks its orders on its believed board before giving them, so none is refused."""
     assert hard_game.refused == []

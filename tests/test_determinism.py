@@ -26,6 +26,8 @@ from kingdoms.storage import _unpack
 
 from .conftest import tiny_state
 
+pytestmark = pytest.mark.long  # whole games and processes: out of the inner loop (pyproject markers)
+
 #: (map seed, kingdoms, game seed) of the property test's games, drawn once from a seeded generator.
 _RNG = random.Random(20240612)
 GAMES = [(_RNG.randrange(1, 10_000), _RNG.choice((2, 3)), _RNG.randrange(1, 10_000)) for _ in range(3)]

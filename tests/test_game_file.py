@@ -138,6 +138,7 @@ def _end(path: str, kingdom: str, barrier) -> None:  # type: ignore[no-untyped-d
     game.close()
 
 
+@pytest.mark.long
 def test_two_processes_ending_at_once_resolve_exactly_once(tmp_path: Path) -> None:
     """Two seats ending the month in two processes at the same moment: month 1 resolves once."""
     for attempt in range(3):

@@ -582,6 +582,7 @@ async def _http(url: str, headers: dict[str, str]) -> AsyncIterator[tuple[Client
             yield client, http
 
 
+@pytest.mark.long
 @pytest.mark.anyio
 async def test_http_the_seat_follows_the_token_not_the_session(tmp_path: Path) -> None:
     """Over streamable HTTP every request is seated by its own `Authorization: Bearer` token: within ONE open MCP

@@ -57,6 +57,7 @@ def _near(gm: GameMap, t: Tile) -> list[int]:
     return [gm.index(*x) for x in spiral(t, 4) if gm.index(*x) >= 0]
 
 
+@pytest.mark.long
 def test_open_61_sizes(maps: dict[tuple[int, int], Scenario]) -> None:
     """OPEN-61: 32x24 for 2 kingdoms, 40x30 for 3, 48x36 for 4."""
     sizes = {2: (32, 24), 3: (40, 30), 4: (48, 36)}
@@ -66,6 +67,7 @@ def test_open_61_sizes(maps: dict[tuple[int, int], Scenario]) -> None:
         assert len(scn.kingdoms) == n
 
 
+@pytest.mark.long
 def test_vic_090_ruin_central_and_marches_equal(maps: dict[tuple[int, int], Scenario]) -> None:
     """VIC-090, MAP-180: the Ruin is on land near the centre; every landing's march to it is within 10% of the mean."""
     for key, scn in maps.items():

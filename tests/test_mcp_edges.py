@@ -278,6 +278,7 @@ def _jsonrpc(method: str, params: dict[str, Any] | None = None, id_: int | None 
 INIT = _jsonrpc("initialize", {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}})
 
 
+@pytest.mark.long
 def test_stdio_server_exits_quietly_when_its_client_goes_away(tmp_path: Path) -> None:
     """A stdio server whose client closes its pipes in the middle of an end_turn wait exits at once, with
     status 0 and no traceback, and stores no reply for the wait. The seat comes from KINGDOMS_SEAT."""
@@ -319,6 +320,7 @@ def test_stdio_server_exits_quietly_when_its_client_goes_away(tmp_path: Path) ->
     assert len(texts) == 1 and "Month 1 ended for you." in texts[0]
 
 
+@pytest.mark.long
 async def test_stdio_client_lists_tools_prompts_and_resources(tmp_path: Path) -> None:
     """Over stdio (the SDK client in a subprocess, seat from KINGDOMS_SEAT): prompts, resources and closed
     schemas, as in memory."""
@@ -452,6 +454,7 @@ async def test_http_sessions_are_bound_to_the_seat_that_opened_them(tmp_path: Pa
     assert history_kinds(path, "shu") == []
 
 
+@pytest.mark.long
 async def test_http_client_that_disconnects_during_a_wait_ends_it_promptly(tmp_path: Path) -> None:
     """An HTTP client that hangs up during an end_turn wait: the wait ends within a poll or two (not its 30 s),
     no wait reply is stored, and the disconnect is noted in the seat's history."""
@@ -499,6 +502,7 @@ def _wait_port(port: int, proc: subprocess.Popen[bytes]) -> None:
             time.sleep(0.1)
 
 
+@pytest.mark.long
 def test_binding_beyond_loopback_needs_allow_remote(tmp_path: Path) -> None:
     """`--host 0.0.0.0` alone is refused (exit 2, naming --allow-remote) before anything is served."""
     path = tmp_path / "g.sqlite"
@@ -508,6 +512,7 @@ def test_binding_beyond_loopback_needs_allow_remote(tmp_path: Path) -> None:
     assert proc.returncode == 2 and b"--allow-remote" in err, err
 
 
+@pytest.mark.long
 def test_remote_serving_warns_keeps_host_checks_and_logs_no_query_strings(tmp_path: Path) -> None:
     """With --allow-remote a warning is printed; Host/Origin checks stay on (an unknown Host is refused even
     with a valid token, an --allowed-host name is accepted); the access log never shows a query string."""

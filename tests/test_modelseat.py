@@ -36,7 +36,7 @@ from kingdoms.modelseat.seat import (
 from .model_stub import Stub, serve_stub
 from .test_server import ROOT, call, duel, new_game, seat
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.long]
 
 SDKS = find_spec("anthropic") is not None and find_spec("openai") is not None
 needs_sdks = pytest.mark.skipif(not SDKS, reason="the provider SDKs are not installed: pip install -e '.[test,models]'")

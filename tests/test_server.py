@@ -456,6 +456,7 @@ def _child_env() -> dict[str, str]:
     return {"PYTHONPATH": str(ROOT), "HOME": os.environ.get("HOME", "/tmp")}
 
 
+@pytest.mark.long
 async def test_stdio_one_seat_in_a_subprocess(tmp_path: Path) -> None:
     """`kingdoms serve GAME --seat TOKEN` serves one seat over stdio; a wrong KINGDOMS_SEAT gets the refusal."""
     path = tmp_path / "g.sqlite"
@@ -491,6 +492,7 @@ async def http_seat(url: str, token: str | None) -> AsyncIterator[Client]:
             yield client
 
 
+@pytest.mark.long
 async def test_http_serves_every_seat_each_sees_only_its_own(tmp_path: Path) -> None:
     """`kingdoms serve GAME --http`: two seats act at once over streamable HTTP, each with its bearer token; each
     sees only its own kingdom and is refused when it orders the other's troops; no token, no connection."""

@@ -29,6 +29,8 @@ from kingdoms.tournament.schedule import FILL, build_schedule, schedule_digest
 from kingdoms.tournament.store import TournamentStore
 from kingdoms.tournament.worker import play_job, seat_argv
 
+pytestmark = pytest.mark.long  # whole games and processes: out of the inner loop (pyproject markers)
+
 ROOT = Path(__file__).resolve().parent.parent
 AGENT = ROOT / "examples" / "agents" / "end_turn_agent.py"
 

@@ -35,6 +35,7 @@ except ImportError:  # pragma: no cover - the test extra installs it
     sync_playwright = None  # type: ignore[assignment]
 
 pytestmark = [
+    pytest.mark.long,
     pytest.mark.skipif(sync_playwright is None, reason="Playwright for Python is not installed (pip install "
                        "playwright; the browser comes from Debian: apt-get install -y chromium)"),
     pytest.mark.skipif(CHROMIUM is None, reason="no Chromium found (apt-get install -y chromium, or set "
