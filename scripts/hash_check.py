@@ -1,13 +1,16 @@
 """Play a fixed set of seeded AI games and write or compare their month-by-month state hashes.
 
 A refactor that must not change behaviour is checked with it: write the hashes before the change, compare
-after. `python scripts/hash_check.py --write /tmp/before.json`, then `--compare /tmp/before.json`
+after. Besides the states, each game's records (every order as given with its verdict and message, the
+outcomes, the events and the AI's notes) are digested into one more entry, so a change in what the game
+says is caught too. `python scripts/hash_check.py --write /tmp/before.json`, then `--compare /tmp/before.json`
 (exit 1 on the first differing month of any game).
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sys
 import tempfile
@@ -23,6 +26,9 @@ GAMES = [
     ("duel-3", "duel", None, 2, 3, 60, "ai:standard"),
     ("random-11-4", None, 11, 4, 11, 60, "ai:standard"),
     ("three_kingdoms-5-passive", "three_kingdoms", None, 3, 5, 40, "ai:passive"),
+    ("three_kingdoms-2-hard", "three_kingdoms", None, 3, 2, 90, "ai:hard"),
+    ("three_kingdoms-9-hard", "three_kingdoms", None, 3, 9, 90, "ai:hard"),
+    ("random-13-4-hard", None, 13, 4, 13, 60, "ai:hard"),
 ]
 
 
@@ -36,8 +42,22 @@ def play(workdir: Path, label: str, scenario: str | None, map_seed: int | None, 
     while not game.finished and game.month < state.month + months:
         game.play_ai_seats()
     hashes = game.store.month_hashes()
+    records = records_digest(game)
     game.close()
-    return [hashes[m] for m in sorted(hashes)]
+    return [hashes[m] for m in sorted(hashes)] + [f"records:{records}"]
+
+
+def records_digest(game: Game) -> str:
+    """One digest of what the game recorded besides its states (wall-clock times left out)."""
+    queries = ("SELECT month, kingdom, call, position, raw, parsed, accepted, code, message FROM orders ORDER BY id",
+               "SELECT month, kingdom, position, text, ok, result, code FROM outcomes ORDER BY rowid",
+               "SELECT month, kind, text, audience, data FROM events ORDER BY id",
+               "SELECT month, kingdom, kind, text FROM notes ORDER BY rowid")
+    digest = hashlib.sha256()
+    for query in queries:
+        for row in game.store.db.execute(query):
+            digest.update(json.dumps(list(row)).encode())
+    return digest.hexdigest()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -52,7 +72,8 @@ def main(argv: list[str] | None = None) -> int:
         got = {g[0]: play(Path(tmp), *g) for g in games}
     if args.write:
         Path(args.write).write_text(json.dumps(got, indent=1))
-        print(f"wrote hashes of {len(got)} games ({sum(map(len, got.values()))} months) to {args.write}")
+        print(f"wrote hashes of {len(got)} games ({sum(map(len, got.values())) - len(got)} months and their records) "
+              f"to {args.write}")
         return 0
     want = json.loads(Path(args.compare).read_text())
     bad = 0
@@ -65,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
         if diff is None and len(old) != len(hashes):
             diff = min(len(old), len(hashes)) + 1
         if diff is None:
-            print(f"{label}: {len(hashes)} months identical")
+            print(f"{label}: {len(hashes) - 1} months and the records identical")
         else:
             bad += 1
             print(f"{label}: DIFFERS from stored month index {diff} ({len(old)} stored, {len(hashes)} now)")
