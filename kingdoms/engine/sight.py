@@ -16,7 +16,6 @@ sentinel slot) and cached against the map object, so a mask is a handful of nump
 
 from __future__ import annotations
 
-import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -26,9 +25,10 @@ from kingdoms.gamemap import GameMap
 from kingdoms.hexgrid import offset_cols, spiral
 from kingdoms.state import GameState
 
-#: Per-map cache of neighbourhood tables: map -> {radius: (n, m) int32 table}. Derived from the immutable
-#: map only, so it never changes a game's outcome.
-_TABLES: weakref.WeakKeyDictionary[GameMap, dict[int, np.ndarray]] = weakref.WeakKeyDictionary()
+#: Cache of neighbourhood tables by map layout: (width, height) -> {radius: (n, m) int32 table}. A table reads
+#: only the layout (every map of that size, a kingdom's believed maps included, shares it), so it never
+#: changes a game's outcome; a handful of sizes a process ever meets.
+_TABLES: dict[tuple[int, int], dict[int, np.ndarray]] = {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,9 +58,10 @@ class Sight:
 
 def neighbourhood(gm: GameMap, radius: int) -> np.ndarray:
     """(n, m) table of the flat indices within `radius` of each tile (nearest first); off-map entries = n."""
-    per_map = _TABLES.get(gm)
+    layout = (gm.width, gm.height)
+    per_map = _TABLES.get(layout)
     if per_map is None:
-        per_map = _TABLES[gm] = {}
+        per_map = _TABLES[layout] = {}
     table = per_map.get(radius)
     if table is None:
         n = gm.size

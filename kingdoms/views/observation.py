@@ -34,7 +34,7 @@ from kingdoms import ruledata as rd
 from kingdoms.engine import economy as eco
 from kingdoms.engine.belief import believed_state
 from kingdoms.engine.context import told_to
-from kingdoms.engine.land import founding_problem
+from kingdoms.engine.land import FREE, founding_problem
 from kingdoms.engine.month import CheckResult, check_orders_on
 from kingdoms.engine.pathing import Ground, find_route, months_to_reach, reachable
 from kingdoms.engine.sight import Sight, compute_sight, hex_to_mask
@@ -226,11 +226,28 @@ class Site:
     land: int
 
 
-#: Site reports of legal sites by map and flat index. A site passes founding_problem only when it and its six
-#: neighbours are free, so its founding ring is every neighbour on the map and its report (which reads the map
-#: and nothing else then) is the same on every board: worked out once per map, not per briefing. The map is the
-#: believed one (engine.belief.believed_map: ground never explored planned as grassland), one per explored mask.
-_SITE_MEMO: weakref.WeakKeyDictionary[GameMap, dict[int, eco.SiteReport]] = weakref.WeakKeyDictionary()
+#: Site reports of legal sites by true map, then by flat index and the site's signature on the believed map. A
+#: site passes founding_problem only when it and its six neighbours are free, so its founding ring is every
+#: neighbour on the map and its report reads nothing but the terrain and river of those seven tiles and the
+#: centre's water class (the believed map's: engine.belief.believed_map plans unexplored ground as grassland).
+#: Keyed by those, a report is worked out once per game for each way the kingdom can know its ground, not
+#: once per explored mask (a new believed map nearly every month while the kingdom explores).
+_SITE_MEMO: weakref.WeakKeyDictionary[GameMap, dict[tuple[int, bytes], eco.SiteReport]] = weakref.WeakKeyDictionary()
+#: Per believed map: the signature row of every tile (_site_signatures).
+_SITE_SIGNATURES: weakref.WeakKeyDictionary[GameMap, np.ndarray] = weakref.WeakKeyDictionary()
+
+
+def _site_signatures(known: GameMap) -> np.ndarray:
+    """Per tile, what a site report on it reads of `known`: terrain and river of the tile and of its six
+    neighbours (255 off the map), and the tile's water class; one uint8 row per tile."""
+    got = _SITE_SIGNATURES.get(known)
+    if got is None:
+        code = np.append(known.terrain.astype(np.int16) * 2 + known.river.astype(np.int16), 255)
+        ring = code[np.where(known.nbr >= 0, known.nbr, known.size)]
+        got = np.concatenate([code[:-1, None], ring, known.water_class.astype(np.int16)[:, None]], axis=1)
+        got = np.ascontiguousarray(got.astype(np.uint8))
+        _SITE_SIGNATURES[known] = got
+    return got
 
 
 @dataclass(frozen=True, slots=True)
@@ -637,27 +654,42 @@ class Observation:
 
     # --- sites (CITY-450, get_sites, OPEN-89) --------------------------------------------------------------------
 
+    @cached_property
+    def _site_open(self) -> np.ndarray:
+        """Per tile: a city may stand there as far as the kingdom can see (what `site` asks, for every tile at once):
+        explored, not the Ruin, founding_problem None (terrain, believed land on it and its six neighbours free,
+        no land held in sight there), and no known foreign city on it or beside it."""
+        gm, board = self.map, self.believed
+        n = gm.size
+        pad = np.append(np.asarray(board.owner) == FREE, True) & np.append(~self.land.held, True)
+        nbr = np.where(gm.nbr >= 0, gm.nbr, n)
+        terrain = board.map.terrain
+        out = self.explored & (terrain != rd.M) & (terrain != rd.W) & pad[:n] & pad[nbr].all(axis=1)
+        view = self.view
+        if view.ruin is not None:
+            ri = gm.index(view.ruin.q, view.ruin.r)
+            if ri >= 0:
+                out[ri] = False
+        for c in view.foreign_cities:  # a remembered city out of sight still blocks its tile and its ring
+            ci = gm.index(c.q, c.r)
+            if ci >= 0:
+                out[ci] = False
+                out[gm.nbr[ci][gm.nbr[ci] >= 0]] = False
+        out.flags.writeable = False
+        return out
+
     def site(self, q: int, r: int) -> Site | None:
         """The CITY SITES figures of a tile, or None when, as far as the kingdom can see, no city can stand there."""
         i = self.map.index(q, r)
-        if i < 0 or not self.explored[i]:
+        if i < 0 or not self._site_open[i]:
             return None
-        view = self.view
-        ruin = view.ruin
-        if ruin is not None and (ruin.q, ruin.r) == (q, r):
-            return None
-        if self.founding_problem(q, r) is not None:
-            return None
-        for c in view.foreign_cities:  # a remembered city out of sight still blocks its tile and its ring
-            if distance((c.q, c.r), (q, r)) <= 1:
-                return None
-        known = self.believed.map  # the map as the kingdom knows it (unexplored ground planned open): one per
-        memo = _SITE_MEMO.get(known)  # explored mask, the true map once everything is explored
+        memo = _SITE_MEMO.get(self.map)
         if memo is None:
-            memo = _SITE_MEMO[known] = {}
-        rep = memo.get(i)
+            memo = _SITE_MEMO[self.map] = {}
+        key = (i, _site_signatures(self.believed.map)[i].tobytes())  # the ground as the kingdom knows it
+        rep = memo.get(key)
         if rep is None:
-            rep = memo[i] = self.site_report(q, r)
+            rep = memo[key] = self.site_report(q, r)
         dist, name = self._nearest_own((q, r))
         return Site((q, r), rep.water, dist, name, rep.at_founding.net, rep.at_founding.production, rep.full.net,
                     rep.full.production, rep.people_fed, rep.land_tiles)
