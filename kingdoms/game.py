@@ -30,7 +30,7 @@ from kingdoms.engine.victory import captures as captures_of
 from kingdoms.gamemap import GameMap
 from kingdoms.orders.models import ORDER_ADAPTER
 from kingdoms.orders.syntax import OrderError, ParsedOrder, ParseResult, echo_text, format_order, parse_orders
-from kingdoms.state import GameState, diff_states
+from kingdoms.state import GameState, diff_states, hash_of_data
 from kingdoms.storage import (
     DEFAULT_BUSY_TIMEOUT_S,
     DiskFull,
@@ -489,7 +489,8 @@ class Game:
         events = [{"kind": e.kind, "text": e.text, "audience": e.audience, "data": e.data} for e in result.events]
         outcomes = [{"kingdom": o.kingdom, "position": o.position, "text": o.text, "ok": int(o.ok), "result": o.result,
                      "code": o.code or ""} for o in result.outcomes]
-        done = self.store.commit_resolution(state.month, nxt.to_dict(), nxt.state_hash(), events, outcomes,
+        data = nxt.to_dict()
+        done = self.store.commit_resolution(state.month, data, hash_of_data(data), events, outcomes,
                                            {"month_opened_at": self.clock()})
         if done:
             self._remember(state.month + 1, nxt)

@@ -313,7 +313,7 @@ class GameState:
 
     def state_hash(self) -> str:
         """Canonical hash of the whole state: replaying the same orders must reproduce it."""
-        return hashlib.sha256(self.canonical_json().encode()).hexdigest()[:32]
+        return hash_of_data(self.to_dict())
 
 
 _ADAPTER: TypeAdapter[GameState] = TypeAdapter(GameState)
@@ -323,6 +323,13 @@ def side_name(state: GameState, owner: str) -> str:
     """A kingdom's name, or the side's id ("bandits") when it is no kingdom."""
     kd = state.kingdoms.get(owner)
     return kd.name if kd is not None else owner
+
+
+def hash_of_data(data: Json) -> str:
+    """GameState.state_hash of the state whose `to_dict` is `data` (a caller that has the dict already, to store
+    it, hashes it without making it again): sha256 of the sorted-key JSON."""
+    return hashlib.sha256(json.dumps(data, sort_keys=True, separators=(",", ":")).encode()).hexdigest()[:32]
+
 
 #: The GameState dicts keyed by integer id, kept in ascending id order (sort_ids).
 _ID_DICTS = ("cities", "units", "generals", "camps")

@@ -94,6 +94,33 @@ def _unpack(blob: bytes) -> Any:
     return json.loads(zlib.decompress(blob))
 
 
+def _insert(db: sqlite_utils.Database, table: str, rows: list[dict[str, Any]], verb: str = "INSERT") -> None:
+    """Insert rows of plain values with one prepared statement per set of columns (executemany): sqlite-utils'
+    insert checks the table and opens a savepoint for every row, which a month's many rows pay for."""
+    batch: list[dict[str, Any]] = []
+    for row in rows:
+        if batch and row.keys() != batch[0].keys():
+            _insert_batch(db, table, batch, verb)
+            batch = []
+        batch.append(row)
+    if batch:
+        _insert_batch(db, table, batch, verb)
+
+
+def _insert_batch(db: sqlite_utils.Database, table: str, rows: list[dict[str, Any]], verb: str) -> None:
+    columns = list(rows[0])
+    sql = (f"{verb} INTO [{table}] ({', '.join(f'[{c}]' for c in columns)}) "
+           f"VALUES ({', '.join('?' for _ in columns)})")
+    db.conn.executemany(sql, [tuple(r[c] for c in columns) for r in rows])
+
+
+def _select(db: sqlite_utils.Database, sql: str, args: list[Any] | tuple[Any, ...] = ()) -> list[dict[str, Any]]:
+    """Rows of a query as dicts keyed by column name (as sqlite-utils' rows_where gives them)."""
+    cursor = db.conn.execute(sql, args)
+    names = [d[0] for d in cursor.description]
+    return [dict(zip(names, row, strict=True)) for row in cursor]
+
+
 def side_files(path: str | Path) -> list[Path]:
     """The files SQLite keeps beside a game file in WAL mode (-wal, -shm)."""
     return [Path(f"{path}-wal"), Path(f"{path}-shm")]
@@ -414,8 +441,8 @@ class GameStore:
 
     def set_meta(self, **values: Any) -> None:
         with self.write() as db:
-            for key, value in values.items():
-                db["meta"].insert({"key": key, "value": json.dumps(value)}, replace=True)
+            _insert(db, "meta", [{"key": key, "value": json.dumps(value)} for key, value in values.items()],
+                    "INSERT OR REPLACE")
 
     def add_seat(self, kingdom: str, ruler: str, name: str, controller: str, token: str) -> None:
         with self.write() as db:
@@ -423,7 +450,7 @@ class GameStore:
                                 "token_digest": token_digest(token)}, replace=True)
 
     def seats(self) -> list[dict[str, Any]]:
-        return [dict(r) for r in self.db["seats"].rows_where(order_by="rowid")]
+        return _select(self.db, "SELECT * FROM seats ORDER BY rowid")
 
     def seat_digests(self) -> dict[str, str]:
         """Each seat's token digest, by kingdom."""
@@ -436,7 +463,7 @@ class GameStore:
 
     def save_month(self, month: int, state: dict[str, Any], state_hash: str) -> None:
         with self.write() as db:
-            db["months"].insert({"month": month, "state": _pack(state), "hash": state_hash})
+            _insert(db, "months", [{"month": month, "state": _pack(state), "hash": state_hash}])
 
     def latest_month(self) -> int:
         row = self.db.execute("SELECT MAX(month) FROM months").fetchone()
@@ -459,10 +486,10 @@ class GameStore:
 
     def mark_ended(self, month: int, kingdom: str, how: str, at: float) -> None:
         with self.write() as db:
-            db["ended"].insert({"month": month, "kingdom": kingdom, "how": how, "at": at}, ignore=True)
+            _insert(db, "ended", [{"month": month, "kingdom": kingdom, "how": how, "at": at}], "INSERT OR IGNORE")
 
     def ended(self, month: int) -> dict[str, str]:
-        return {r["kingdom"]: r["how"] for r in self.db["ended"].rows_where("month = ?", [month])}
+        return {r["kingdom"]: r["how"] for r in _select(self.db, "SELECT * FROM ended WHERE month = ?", [month])}
 
     def ended_by(self, kingdom: str) -> dict[int, str]:
         """{month: how} for every month the seat has ended (ended, deadline, fast_forward, ai)."""
@@ -482,13 +509,12 @@ class GameStore:
         with self.write() as db:
             row = db.execute("SELECT MAX(call) FROM orders WHERE month = ? AND kingdom = ?", [month, kingdom]).fetchone()
             call = (int(row[0]) if row and row[0] is not None else 0) + 1
-            for r in rows:
-                db["orders"].insert({"month": month, "kingdom": kingdom, "call": call, **r})
+            _insert(db, "orders", [{"month": month, "kingdom": kingdom, "call": call, **r} for r in rows])
 
     def accepted_orders(self, month: int, kingdom: str | None = None) -> list[dict[str, Any]]:
         where = "month = ? AND accepted = 1" + (" AND kingdom = ?" if kingdom else "")
         args: list[Any] = [month] + ([kingdom] if kingdom else [])
-        return [dict(r) for r in self.db["orders"].rows_where(where, args, order_by="id")]
+        return _select(self.db, f"SELECT * FROM orders WHERE {where} ORDER BY id", args)
 
     def all_orders(self, kingdom: str) -> list[dict[str, Any]]:
         return [dict(r) for r in self.db["orders"].rows_where("kingdom = ?", [kingdom], order_by="id")]
@@ -505,24 +531,23 @@ class GameStore:
             exists = db.execute("SELECT 1 FROM months WHERE month = ?", [month + 1]).fetchone()
             if exists:
                 return False
-            db["months"].insert({"month": month + 1, "state": _pack(next_state), "hash": next_hash})
-            for ev in events:
-                db["events"].insert({"month": month, "kind": ev["kind"], "text": ev["text"],
-                                     "audience": json.dumps(ev["audience"]), "data": json.dumps(ev["data"])})
-            for oc in outcomes:
-                db["outcomes"].insert({"month": month, **oc})
-            for key, value in (meta or {}).items():
-                db["meta"].insert({"key": key, "value": json.dumps(value)}, replace=True)
+            _insert(db, "months", [{"month": month + 1, "state": _pack(next_state), "hash": next_hash}])
+            _insert(db, "events", [{"month": month, "kind": ev["kind"], "text": ev["text"],
+                                    "audience": json.dumps(ev["audience"]), "data": json.dumps(ev["data"])}
+                                   for ev in events])
+            _insert(db, "outcomes", [{"month": month, **oc} for oc in outcomes])
+            _insert(db, "meta", [{"key": key, "value": json.dumps(value)} for key, value in (meta or {}).items()],
+                    "INSERT OR REPLACE")
         return True
 
     def events(self, month: int | None = None) -> list[dict[str, Any]]:
-        rows = self.db["events"].rows_where("month = ?", [month], order_by="id") if month is not None else \
-            self.db["events"].rows_where(order_by="id")
+        rows = _select(self.db, "SELECT * FROM events WHERE month = ? ORDER BY id", [month]) if month is not None \
+            else _select(self.db, "SELECT * FROM events ORDER BY id")
         return [{**dict(r), "audience": json.loads(r["audience"]), "data": json.loads(r["data"])} for r in rows]
 
     def outcomes(self, month: int, kingdom: str) -> list[dict[str, Any]]:
-        return [dict(r) for r in self.db["outcomes"].rows_where("month = ? AND kingdom = ?", [month, kingdom],
-                                                                order_by="rowid")]
+        return _select(self.db, "SELECT * FROM outcomes WHERE month = ? AND kingdom = ? ORDER BY rowid",
+                       [month, kingdom])
 
     def battles(self, kingdom: str) -> list[tuple[int, str]]:
         """(month, result) of the kingdom's attack orders that were carried out, for the chronicle."""
@@ -534,7 +559,7 @@ class GameStore:
 
     def add_note(self, month: int, kingdom: str, kind: str, text: str, at: float) -> None:
         with self.write() as db:
-            db["notes"].insert({"month": month, "kingdom": kingdom, "kind": kind, "text": text, "at": at})
+            _insert(db, "notes", [{"month": month, "kingdom": kingdom, "kind": kind, "text": text, "at": at}])
 
     def notes(self, kingdom: str | None = None, kind: str | None = None) -> list[dict[str, Any]]:
         clauses, args = [], []
@@ -549,8 +574,9 @@ class GameStore:
     def add_history(self, month: int, kingdom: str, kind: str, text: str, at: float) -> int:
         """Append one entry of the seat's history; returns its id."""
         with self.write() as db:
-            return int(db["history"].insert({"month": month, "kingdom": kingdom, "kind": kind, "text": text,
-                                             "at": at}).last_pk or 0)
+            cursor = db.conn.execute("INSERT INTO history (month, kingdom, kind, text, at) VALUES (?, ?, ?, ?, ?)",
+                                     [month, kingdom, kind, text, at])
+            return int(cursor.lastrowid or 0)
 
     def set_reply_size(self, history_id: int, chars: int, tokens: int) -> None:
         """Store the size of the reply a call got (characters, estimated tokens) on the call's history entry."""
@@ -559,8 +585,7 @@ class GameStore:
             db.execute("UPDATE history SET reply_chars = ?, reply_tokens = ? WHERE id = ?", [chars, tokens, history_id])
 
     def history_of_month(self, kingdom: str, month: int) -> list[dict[str, Any]]:
-        return [dict(r) for r in self.db["history"].rows_where("kingdom = ? AND month = ?", [kingdom, month],
-                                                               order_by="id")]
+        return _select(self.db, "SELECT * FROM history WHERE kingdom = ? AND month = ? ORDER BY id", [kingdom, month])
 
     # --- fast_forward: months a seat wants ended for it while nothing needs it (TURN-200) -------------
 
