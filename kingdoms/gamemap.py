@@ -27,6 +27,10 @@ class Landmark:
     tiles: tuple[Tile, ...]
 
 
+#: Water body labels already worked out: (width, height, packed water mask) -> (labels, lake flags).
+_BODIES: dict[tuple[int, int, bytes], tuple[np.ndarray, tuple[bool, ...]]] = {}
+
+
 @dataclass(eq=False)
 class GameMap:
     """Immutable map of one game. Build it with `GameMap.from_rows`; derived arrays are computed once."""
@@ -64,6 +68,29 @@ class GameMap:
             ok = (r2 >= 0) & (r2 < self.height) & (c2 >= 0) & (c2 < self.width)
             nbr[ok, k] = r2[ok] * self.width + c2[ok]
         self.nbr = nbr
+        self._derive_ground()
+        lm = np.full(n, -1, dtype=np.int16)
+        for k, mark in enumerate(self.landmarks):
+            for q, r in mark.tiles:
+                i = self.index(q, r)
+                if i >= 0:
+                    lm[i] = k
+        self.landmark_of = lm
+        for arr in (self.q_of, self.r_of, self.nbr, self.landmark_of):
+            arr.flags.writeable = False
+
+    def with_ground(self, terrain: np.ndarray, river: np.ndarray, bridge: np.ndarray) -> GameMap:
+        """A map of the same layout and landmarks with other ground (a kingdom's believed map, engine.belief):
+        the layout arrays are shared, only what the ground decides is worked out, as __post_init__ does."""
+        out = object.__new__(GameMap)
+        out.width, out.height, out.landmarks = self.width, self.height, self.landmarks
+        out.terrain, out.river, out.bridge = terrain, river, bridge
+        out.q_of, out.r_of, out.nbr, out.landmark_of = self.q_of, self.r_of, self.nbr, self.landmark_of
+        out._derive_ground()
+        return out
+
+    def _derive_ground(self) -> None:
+        """Yields, move costs, defence, land, water bodies and water classes from terrain and rivers (read-only)."""
         t = self.terrain
         table = rd.TERRAINS
         self.food = np.array([x.food for x in table], dtype=np.int16)[t] + self.river.astype(np.int16) * rd.RIVER_FOOD_BONUS
@@ -73,15 +100,8 @@ class GameMap:
         self.is_land = t != rd.W
         self._label_water()
         self._classify_water()
-        lm = np.full(n, -1, dtype=np.int16)
-        for k, mark in enumerate(self.landmarks):
-            for q, r in mark.tiles:
-                i = self.index(q, r)
-                if i >= 0:
-                    lm[i] = k
-        self.landmark_of = lm
-        for arr in (self.terrain, self.river, self.bridge, self.q_of, self.r_of, self.nbr, self.food, self.prod,
-                    self.move_cost, self.defence, self.is_land, self.body, self.water_class, self.landmark_of):
+        for arr in (self.terrain, self.river, self.bridge, self.food, self.prod, self.move_cost, self.defence,
+                    self.is_land, self.body, self.water_class):
             arr.flags.writeable = False
 
     # --- construction -------------------------------------------------------------------------------
@@ -121,29 +141,43 @@ class GameMap:
         return cls(width, height, terrain, river, gm_bridge, tuple(landmarks or ()))
 
     def _label_water(self) -> None:
-        """Number the water bodies; small ones off the map's edge are lakes, the rest sea (MAP-150, OPEN-63)."""
-        n = self.width * self.height
-        body = np.full(n, -1, dtype=np.int32)
-        lakes: list[bool] = []
+        """Number the water bodies; small ones off the map's edge are lakes, the rest sea (MAP-150, OPEN-63).
+
+        Bodies are numbered in the order of their first tile; the labelling depends on the layout and the water
+        tiles only, so the last few are kept (_BODIES) for the believed maps that share them."""
         water = ~self.is_land
-        for start in np.flatnonzero(water):
-            if body[start] >= 0:
-                continue
-            bid = len(lakes)
-            stack = [int(start)]
-            body[start] = bid
-            members = []
-            while stack:
-                i = stack.pop()
-                members.append(i)
-                for j in self.nbr[i]:
-                    if j >= 0 and water[j] and body[j] < 0:
-                        body[j] = bid
-                        stack.append(int(j))
-            touches_edge = any((self.nbr[i] < 0).any() for i in members)
-            lakes.append(len(members) <= rd.LAKE_MAX_TILES and not touches_edge)  # OPEN-63
-        self.body = body
-        self.body_is_lake = tuple(lakes)
+        key = (self.width, self.height, np.packbits(water).tobytes())
+        got = _BODIES.get(key)
+        if got is None:
+            n = self.width * self.height
+            body = [-1] * n
+            lakes: list[bool] = []
+            wet = water.tolist()
+            rows = self.nbr[water].tolist()  # the neighbours of the water tiles only
+            row_of = dict(zip(np.flatnonzero(water).tolist(), rows, strict=True))
+            for start in row_of:
+                if body[start] >= 0:
+                    continue
+                bid = len(lakes)
+                stack = [start]
+                body[start] = bid
+                members = []
+                while stack:
+                    i = stack.pop()
+                    members.append(i)
+                    for j in row_of[i]:
+                        if j >= 0 and wet[j] and body[j] < 0:
+                            body[j] = bid
+                            stack.append(j)
+                touches_edge = any(-1 in row_of[i] for i in members)
+                lakes.append(len(members) <= rd.LAKE_MAX_TILES and not touches_edge)  # OPEN-63
+            labels = np.array(body, dtype=np.int32)
+            labels.flags.writeable = False
+            got = (labels, tuple(lakes))
+            if len(_BODIES) >= 32:
+                del _BODIES[next(iter(_BODIES))]
+            _BODIES[key] = got
+        self.body, self.body_is_lake = got
 
     def _classify_water(self) -> None:
         """Site water class of every tile from the tile and its 6 neighbours (MAP-160)."""

@@ -49,7 +49,7 @@ def believed_map(gm: GameMap, explored: np.ndarray) -> GameMap:
         unknown = ~explored
         terrain = gm.terrain.copy()
         terrain[unknown] = rd.G
-        out = GameMap(gm.width, gm.height, terrain, gm.river & explored, gm.bridge & explored, gm.landmarks)
+        out = gm.with_ground(terrain, gm.river & explored, gm.bridge & explored)
         derived_map(out, gm)
         if len(kept) >= _MAPS_KEPT:
             del kept[next(iter(kept))]
