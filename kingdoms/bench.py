@@ -1,6 +1,25 @@
-"""`kingdoms bench`: fixed-seed games timed month by month, MCP tool latency, briefing and file sizes.
+"""`kingdoms bench`: fixed-seed games timed month by month, MCP tool latency, replay, scaling, tournaments, sizes.
 
-A benchmark, not a test: it reports figures and never fails on them.
+A benchmark, not a test: it reports figures and never fails on them. Every timing is wall-clock on this
+machine; `calibration_ms` is the time of a fixed pure-Python workload run in the same process, so a figure
+divided by it compares across machines and runs. `--quick` runs short versions (for development);
+`--profile FILE` writes a cProfile text report of the default game (where the time goes) and exits.
+
+Figures (keys of `--json`):
+- default scenario, three ai:standard, a whole game: `months_per_second`, `month_ms_p50`, `month_ms_p95`
+  (a month = every AI decision, the issue-time checks of their orders, the resolution and its storage);
+- three ai:hard on the default scenario: `hard_months_per_second`, `hard_month_ms_p95`;
+- a random map: 4 kingdoms (48 x 36) `random4_months_per_second`, 6 kingdoms (60 x 44)
+  `random6_months_per_second`, ai:standard;
+- one seat played over MCP (the in-memory client) while AI rulers play the others: `get_briefing_ms_*` (the
+  month is already resolved: the end of the previous month, resolution and the AI seats' next month included,
+  is timed apart as `end_turn_ms_*`), `issue_orders_ms_*` (one call of 30 orders a month), briefing sizes;
+- `replay_verify_s`: `kingdoms replay --verify` of a 160-month game (the default scenario with seed 1 runs
+  to the time limit), with its `long_game_file_bytes`;
+- `scaling`: ms per month against the entities on the board (cities + units) for 2, 4 and 6 kingdoms on two
+  map sizes, each point a game's months, and the least-squares line through every month (`slope_ms_per_entity`);
+- `tournament_games_per_hour`: a small AI-only tournament through the tournament runner (kingdoms.tournament);
+- `peak_rss_mb` (this process), `tournament_peak_rss_mb` (its worker processes), `game_file_bytes`.
 """
 
 from __future__ import annotations
@@ -8,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import resource
+import statistics
 import sys
 import tempfile
 import time
@@ -18,6 +38,13 @@ from kingdoms.game import Game
 from kingdoms.ruledata import LAST_MONTH
 
 BENCH_SEED = 20261129
+#: The default scenario with this game seed is played to the time limit by three ai:standard rulers.
+LONG_GAME_SEED = 1
+#: Orders in the timed issue_orders call of each month.
+ORDERS_PER_CALL = 30
+#: (kingdoms, map width, map height) of the scaling runs: each kingdom count on its own map size and on a larger
+#: one (random maps are made for their size by kingdoms.mapgen).
+SCALING = ((2, 32, 24), (2, 48, 36), (4, 48, 36), (4, 60, 44), (6, 60, 44), (6, 72, 54))
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -28,21 +55,81 @@ def _pct(values: list[float], q: float) -> float:
     return ordered[k]
 
 
-def time_game(workdir: Path, name: str, *, scenario: str | None = None, random_seed: int | None = None,
-              kingdoms: int = 3, months: int = LAST_MONTH, level: str = "ai:standard") -> dict[str, Any]:
-    """Play one AI game through the game service, timing every month (AI decisions included)."""
-    from kingdoms.ai import LEVELS
-    from kingdoms.setup import build_state, random_scenario, resolve_scenario
+def _workload() -> int:
+    """A fixed pure-Python workload of the kinds of work a month does: dict and list churn, small objects,
+    sorting with keys, integer arithmetic and calls (no numpy, no I/O)."""
+    table: dict[int, list[int]] = {}
+    total = 0
+    for i in range(60_000):
+        key = (i * 2654435761) & 0x3FFF
+        row = table.get(key)
+        if row is None:
+            row = table[key] = []
+        row.append(i % 97)
+        total += len(row)
+    ranked = sorted(table.items(), key=lambda kv: (sum(kv[1]) % 101, -len(kv[1]), kv[0]))
+    grid = [[(r * 31 + c * 17) % 23 for c in range(80)] for r in range(60)]
+    for _ in range(6):
+        grid = [[min(row[c], row[c - 1] + 1, row[(c + 1) % 80] + 1) for c in range(80)] for row in grid]
+    return total + len(ranked) + sum(map(sum, grid))
 
+
+def calibrate(rounds: int = 7) -> float:
+    """Milliseconds of `_workload` in this process (the median of `rounds` runs, after one warm-up)."""
+    _workload()
+    times = []
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        _workload()
+        times.append(time.perf_counter() - t0)
+    return 1000 * statistics.median(times)
+
+
+def _warm_imports() -> None:
+    """Import what a game loads on first use (the AI levels, the engine areas), so no timing pays for it."""
+    import kingdoms.ai
+    import kingdoms.ai.hard  # noqa: F401
+    from kingdoms.engine.registry import load_areas
+
+    load_areas()
+
+
+def _scenario(random_seed: int | None, kingdoms: int, size: tuple[int, int] | None, scenario: str | None) -> Any:
+    from kingdoms.setup import random_scenario, resolve_scenario
+
+    if random_seed is None:
+        return resolve_scenario(scenario)
+    if size is None:
+        return random_scenario(random_seed, kingdoms)
+    from kingdoms.mapgen import generate
+
+    return generate(random_seed, kingdoms, size=size)
+
+
+def time_game(workdir: Path, name: str, *, scenario: str | None = None, random_seed: int | None = None,
+              kingdoms: int = 3, months: int = LAST_MONTH, level: str = "ai:standard", seed: int = BENCH_SEED,
+              size: tuple[int, int] | None = None) -> dict[str, Any]:
+    """Play one AI game through the game service, timing every month (AI decisions included).
+
+    Returns months, seconds, months per second, the month p50/p95 (ms), the file and its size, and per month
+    the entities on the board (cities + units) at its start with its time, for the scaling fit.
+    """
+    from kingdoms.ai import LEVELS
+    from kingdoms.setup import build_state
+
+    _warm_imports()
     if level.split(":")[-1] not in LEVELS:
         level = "ai"
-    scen = random_scenario(random_seed, kingdoms) if random_seed is not None else resolve_scenario(scenario)
-    state = build_state(scen, BENCH_SEED)
+    scen = _scenario(random_seed, kingdoms, size, scenario)
+    state = build_state(scen, seed)
     path = workdir / f"{name}.sqlite"
     game, _ = Game.create(path, state, scenario=scen.name, controllers={k: level for k in state.kingdoms})
     times: list[float] = []
+    entities: list[int] = []
     start = game.month
     while not game.finished and game.month < start + months:
+        now = game.state()
+        entities.append(len(now.cities) + len(now.units))
         t0 = time.perf_counter()
         game.play_ai_seats()
         times.append(time.perf_counter() - t0)
@@ -50,35 +137,119 @@ def time_game(workdir: Path, name: str, *, scenario: str | None = None, random_s
     total = sum(times)
     return {"months": len(times), "seconds": total, "months_per_second": len(times) / total if total else 0.0,
             "month_ms_p50": 1000 * _pct(times, 0.5), "month_ms_p95": 1000 * _pct(times, 0.95), "path": path,
-            "bytes": path.stat().st_size + sum(p.stat().st_size for p in path.parent.glob(path.name + "-*"))}
+            "bytes": file_bytes(path), "month_ms": [1000 * t for t in times], "entities": entities,
+            "tiles": state.map.size}
 
 
-def run(quick: bool = False) -> dict[str, Any]:
-    """Every figure of the benchmark as one dict."""
-    months = 20 if quick else LAST_MONTH
-    with tempfile.TemporaryDirectory() as tmp:
-        work = Path(tmp)
-        main = time_game(work, "default", months=months)
-        rnd = time_game(work, "random4", random_seed=BENCH_SEED, kingdoms=4, months=months)
-        figures: dict[str, Any] = {
-            "months_per_second": round(main["months_per_second"], 2),
-            "month_ms_p50": round(main["month_ms_p50"], 2),
-            "month_ms_p95": round(main["month_ms_p95"], 2),
-            "random4_months_per_second": round(rnd["months_per_second"], 2),
-            "game_file_bytes": main["bytes"],
-            "months_played": main["months"],
-        }
-        figures.update(tool_latency(work, months=10 if quick else 50))
-    figures["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
-    return figures
+def file_bytes(path: Path) -> int:
+    """A game file's size with its -wal and -shm."""
+    return path.stat().st_size + sum(p.stat().st_size for p in path.parent.glob(path.name + "-*"))
+
+
+def replay_verify(path: Path) -> dict[str, Any]:
+    """Time `kingdoms replay --verify` of a game file (month 1 rebuilt, every month replayed and compared)."""
+    from kingdoms.cli import main as cli_main
+
+    _warm_imports()
+    t0 = time.perf_counter()
+    import contextlib
+    import io
+
+    with contextlib.redirect_stdout(io.StringIO()) as out:
+        code = cli_main(["replay", str(path), "--json"])
+    seconds = time.perf_counter() - t0
+    report = json.loads(out.getvalue())
+    return {"seconds": seconds, "ok": bool(report.get("ok")) and code == 0, "months": report.get("months", 0)}
+
+
+def fit_line(xs: list[float], ys: list[float]) -> tuple[float, float, float]:
+    """Least-squares line y = a + b x through the points: (a, b, r^2); (mean y, 0, 0) when x does not vary."""
+    n = len(xs)
+    if n < 2:
+        return (ys[0] if ys else 0.0), 0.0, 0.0
+    mx, my = sum(xs) / n, sum(ys) / n
+    sxx = sum((x - mx) ** 2 for x in xs)
+    if sxx == 0:
+        return my, 0.0, 0.0
+    sxy = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True))
+    b = sxy / sxx
+    a = my - b * mx
+    syy = sum((y - my) ** 2 for y in ys)
+    r2 = (sxy * sxy) / (sxx * syy) if syy else 0.0
+    return a, b, r2
+
+
+def scaling(workdir: Path, months: int) -> dict[str, Any]:
+    """ms per month against entities (cities + units) at 2, 4 and 6 kingdoms on two map sizes (SCALING).
+
+    Each point is one game's first `months` months: mean entities, mean ms per month, tiles. The fit is over
+    every month of every game (ms = intercept + slope x entities), and per map size of tiles."""
+    points = []
+    xs: list[float] = []
+    ys: list[float] = []
+    for kingdoms, width, height in SCALING:
+        got = time_game(workdir, f"scale-{kingdoms}-{width}x{height}", random_seed=BENCH_SEED, kingdoms=kingdoms,
+                        months=months, size=(width, height))
+        xs.extend(got["entities"])
+        ys.extend(got["month_ms"])
+        points.append({"kingdoms": kingdoms, "map": f"{width}x{height}", "tiles": got["tiles"],
+                       "months": got["months"], "entities_mean": round(statistics.mean(got["entities"]), 1),
+                       "ms_per_month": round(statistics.mean(got["month_ms"]), 2),
+                       "ms_per_entity": round(statistics.mean(got["month_ms"]) / statistics.mean(got["entities"]), 3)})
+    a, b, r2 = fit_line(xs, ys)
+    return {"points": points, "slope_ms_per_entity": round(b, 4), "intercept_ms": round(a, 2), "r2": round(r2, 3),
+            "months_fitted": len(xs)}
+
+
+TOURNAMENT_CONFIG = """
+name = "bench"
+seed = 9
+rounds = {rounds}
+{months}
+[[entrants]]
+name = "std_a"
+ai = "standard"
+[[entrants]]
+name = "std_b"
+ai = "standard"
+[[entrants]]
+name = "std_c"
+ai = "standard"
+[[scenarios]]
+name = "three_kingdoms"
+"""
+
+
+def tournament(workdir: Path, rounds: int, jobs: int, months: int | None) -> dict[str, Any]:
+    """Games per hour of an AI-only tournament (three ai:standard on the default scenario, `rounds` rounds of
+    3 games) run by the tournament runner with `jobs` worker processes."""
+    from kingdoms.tournament.runner import run as run_tournament
+    from kingdoms.tournament.store import TournamentStore
+
+    folder = workdir / "tournament"
+    folder.mkdir(parents=True, exist_ok=True)
+    cfg = folder / "bench.toml"
+    cfg.write_text(TOURNAMENT_CONFIG.format(rounds=rounds, months=f"months = {months}" if months else ""),
+                   encoding="utf-8")
+    t0 = time.perf_counter()
+    run_tournament(cfg, out=folder / "out", jobs=jobs, quiet=True)
+    wall = time.perf_counter() - t0
+    store = TournamentStore(folder / "out")
+    games = [g for g in store.games() if g["status"] == "done"]
+    store.close()
+    played = [g["result"]["months_played"] for g in games]
+    return {"games": len(games), "wall_s": wall, "games_per_hour": len(games) / wall * 3600 if wall else 0.0,
+            "months_per_game": statistics.mean(played) if played else 0.0, "jobs": jobs}
 
 
 def tool_latency(workdir: Path, months: int = 50) -> dict[str, Any]:
     """Seat one kingdom as an agent on the default scenario and time its MCP tools through the in-memory client.
 
-    Each month the agent reads its briefing (get_briefing), gives the orders a standard AI would give
-    (issue_orders) and ends the month; AI rulers play the other seats. Also reports the briefing's size at
-    months 1 and 50.
+    Each month the agent reads its briefing (get_briefing, the month already resolved), gives one issue_orders
+    call of 30 orders (the orders a standard AI would give, after padding orders that change nothing the AI's
+    orders do not: a hold for each of its units, its cities' focus as it is) and ends the month in a call of
+    its own (end_turn: resolution and the AI seats' next month, timed apart). AI rulers play the other seats.
+    Also reports the briefing's size at months 1 and 50.
     """
     import anyio
     from mcp import Client
@@ -87,6 +258,7 @@ def tool_latency(workdir: Path, months: int = 50) -> dict[str, Any]:
     from kingdoms.server import build_server
     from kingdoms.setup import build_state, resolve_scenario
 
+    _warm_imports()
     state = build_state(resolve_scenario(None), BENCH_SEED)
     agent = next(iter(state.kingdoms))
     path = workdir / "tools.sqlite"
@@ -95,7 +267,9 @@ def tool_latency(workdir: Path, months: int = 50) -> dict[str, Any]:
     game.play_ai_seats()
     brief_ms: list[float] = []
     orders_ms: list[float] = []
+    end_ms: list[float] = []
     sizes: dict[int, int] = {}
+    counts: list[int] = []
 
     async def session() -> None:
         server = build_server(path, token=tokens[agent], wait_s=30, poll_s=0.005)
@@ -109,12 +283,16 @@ def tool_latency(workdir: Path, months: int = 50) -> dict[str, Any]:
                     text = "\n".join(getattr(c, "text", "") for c in brief.content)
                     if month in (1, 50):
                         sizes[month] = len(text)
-                    decision = decide_orders(game.observation(agent), "ai:standard")
-                    orders = decision if isinstance(decision, str) else decision.orders
+                    obs = game.observation(agent)
+                    decision = decide_orders(obs, "ai:standard")
+                    orders = _thirty_orders(obs, decision if isinstance(decision, str) else decision.orders)
+                    counts.append(len(orders))
                     t0 = time.perf_counter()
-                    await client.call_tool("issue_orders", {"orders": orders})
+                    await client.call_tool("issue_orders", {"orders": "\n".join(orders)})
                     orders_ms.append(1000 * (time.perf_counter() - t0))
-                    await client.call_tool("issue_orders", {"orders": "", "end_turn": True})
+                    t0 = time.perf_counter()
+                    await client.call_tool("issue_orders", {"end_turn": True, "force": True})
+                    end_ms.append(1000 * (time.perf_counter() - t0))
                     if game.finished:
                         break
         finally:
@@ -125,21 +303,114 @@ def tool_latency(workdir: Path, months: int = 50) -> dict[str, Any]:
     return {
         "get_briefing_ms_p50": round(_pct(brief_ms, 0.5), 2), "get_briefing_ms_p95": round(_pct(brief_ms, 0.95), 2),
         "issue_orders_ms_p50": round(_pct(orders_ms, 0.5), 2), "issue_orders_ms_p95": round(_pct(orders_ms, 0.95), 2),
+        "issue_orders_per_call": round(statistics.mean(counts), 1) if counts else 0,
+        "end_turn_ms_p50": round(_pct(end_ms, 0.5), 2), "end_turn_ms_p95": round(_pct(end_ms, 0.95), 2),
         "briefing_chars_month1": sizes.get(1, 0), "briefing_tokens_month1": sizes.get(1, 0) // 4,
         "briefing_chars_month50": sizes.get(50, 0), "briefing_tokens_month50": sizes.get(50, 0) // 4,
     }
 
 
+def _thirty_orders(obs: Any, ai_orders: str) -> list[str]:
+    """ORDERS_PER_CALL order lines: padding first (hold for each own unit, each own city's focus as it is,
+    round and round), then the AI's orders, which come last so they are what the month carries out."""
+    given = [line for line in ai_orders.splitlines() if line.strip()]
+    pad = [f"hold unit={u.id}" for u in obs.own_units] + [f"set_focus city={c.id} focus={c.focus}"
+                                                            for c in obs.own_cities]
+    lines: list[str] = []
+    while pad and len(lines) + len(given) < ORDERS_PER_CALL:
+        lines.append(pad[len(lines) % len(pad)])
+    return lines + given
+
+
+def run(quick: bool = False) -> dict[str, Any]:
+    """Every figure of the benchmark as one dict."""
+    months = 20 if quick else LAST_MONTH
+    figures: dict[str, Any] = {"calibration_ms": round(calibrate(), 2)}
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        main = time_game(work, "default", months=months)
+        figures.update({
+            "months_per_second": round(main["months_per_second"], 2),
+            "month_ms_p50": round(main["month_ms_p50"], 2),
+            "month_ms_p95": round(main["month_ms_p95"], 2),
+            "months_played": main["months"],
+            "game_file_bytes": main["bytes"],
+        })
+        hard = time_game(work, "hard", months=months, level="ai:hard")
+        figures.update({"hard_months_per_second": round(hard["months_per_second"], 2),
+                        "hard_month_ms_p95": round(hard["month_ms_p95"], 2), "hard_months_played": hard["months"]})
+        rnd = time_game(work, "random4", random_seed=BENCH_SEED, kingdoms=4, months=months)
+        figures["random4_months_per_second"] = round(rnd["months_per_second"], 2)
+        rnd6 = time_game(work, "random6", random_seed=BENCH_SEED, kingdoms=6, months=months)
+        figures.update({"random6_months_per_second": round(rnd6["months_per_second"], 2),
+                        "random6_month_ms_p95": round(rnd6["month_ms_p95"], 2), "random6_months_played": rnd6["months"]})
+        figures.update(tool_latency(work, months=10 if quick else 50))
+        long = time_game(work, "long", months=30 if quick else LAST_MONTH, seed=LONG_GAME_SEED)
+        verify = replay_verify(long["path"])
+        figures.update({"replay_verify_s": round(verify["seconds"], 3), "replay_verify_ok": verify["ok"],
+                        "replay_verify_months": long["months"], "long_game_file_bytes": long["bytes"],
+                        "long_game_months_per_second": round(long["months_per_second"], 2)})
+        figures["scaling"] = scaling(work, 8 if quick else 40)
+        trn = tournament(work, rounds=1, jobs=1, months=10 if quick else None)
+        figures.update({"tournament_games_per_hour": round(trn["games_per_hour"]),
+                        "tournament_games": trn["games"], "tournament_jobs": trn["jobs"],
+                        "tournament_months_per_game": round(trn["months_per_game"], 1)})
+    figures["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    figures["tournament_peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, 1)
+    figures["calibration_ms_after"] = round(calibrate(), 2)
+    return figures
+
+
+def profile(out: Path, quick: bool = False) -> str:
+    """Profile the default game (cProfile) and write a text report to `out`: the calls with the most time of
+    their own, and the most time including what they call. Returns the report's first lines."""
+    import cProfile
+    import io
+    import pstats
+
+    _warm_imports()
+    with tempfile.TemporaryDirectory() as tmp:
+        prof = cProfile.Profile()
+        prof.enable()
+        got = time_game(Path(tmp), "profiled", months=20 if quick else LAST_MONTH)
+        prof.disable()
+    text = io.StringIO()
+    text.write(f"kingdoms bench --profile: the default scenario, three ai:standard, {got['months']} months in "
+               f"{got['seconds']:.2f} s under cProfile (its overhead included)\n\n")
+    stats = pstats.Stats(prof, stream=text)
+    stats.strip_dirs()
+    text.write("=== by time of their own (tottime) ===\n")
+    stats.sort_stats("tottime").print_stats(60)
+    text.write("\n=== by time including callees (cumtime) ===\n")
+    stats.sort_stats("cumulative").print_stats(80)
+    out.write_text(text.getvalue(), encoding="utf-8")
+    return f"wrote the profile of {got['months']} months to {out}"
+
+
 def main(args: argparse.Namespace) -> int:
+    if getattr(args, "profile", None):
+        print(profile(Path(args.profile), quick=args.quick))
+        return 0
     figures = run(quick=args.quick)
     if args.json:
         print(json.dumps(figures))
         return 0
     width = max(len(k) for k in figures)
     for key, value in figures.items():
+        if key == "scaling":
+            print(f"{'scaling':<{width}}  slope {value['slope_ms_per_entity']} ms/entity, intercept "
+                  f"{value['intercept_ms']} ms, r2 {value['r2']}")
+            for p in value["points"]:
+                print(f"{'':<{width}}    {p['kingdoms']} kingdoms {p['map']}: {p['entities_mean']} entities, "
+                      f"{p['ms_per_month']} ms/month")
+            continue
         print(f"{key:<{width}}  {value}")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(argparse.Namespace(json="--json" in sys.argv, quick="--quick" in sys.argv)))
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--json", action="store_true")
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--profile", metavar="FILE")
+    sys.exit(main(ap.parse_args()))

@@ -426,7 +426,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(fn=cmd_scenario_check)
     p = sub.add_parser("bench", help="play fixed-seed games and print speed and size figures")
     p.add_argument("--json", action="store_true", help="one JSON object on stdout")
-    p.add_argument("--quick", action="store_true", help="shorter runs (for smoke tests)")
+    p.add_argument("--quick", action="store_true", help="shorter runs (for development and smoke tests)")
+    p.add_argument("--profile", metavar="FILE", help="instead: profile the default game (cProfile) and write the "
+                   "report to FILE")
     p.set_defaults(fn=cmd_bench)
     from kingdoms.tournament.cli import add_parser as add_tournament
 
