@@ -2,8 +2,9 @@
 
 A benchmark, not a test: it reports figures and never fails on them. Every timing is wall-clock on this
 machine; `calibration_ms` is the time of a fixed pure-Python workload run in the same process, so a figure
-divided by it compares across machines and runs. `--quick` runs short versions (for development);
-`--profile FILE` writes a cProfile text report of the default game (where the time goes) and exits.
+divided by it compares across machines and runs. `--quick` runs short versions (for development), `--only
+PARTS` some of the parts (comma-separated: default, hard, random4, random6, tools, replay, scaling,
+tournament); `--profile FILE` writes a cProfile text report of the default game (where the time goes).
 
 Figures (keys of `--json`):
 - default scenario, three ai:standard, a whole game: `months_per_second`, `month_ms_p50`, `month_ms_p95`
@@ -19,7 +20,9 @@ Figures (keys of `--json`):
 - `scaling`: ms per month against the entities on the board (cities + units) for 2, 4 and 6 kingdoms on two
   map sizes, each point a game's months, and the least-squares line through every month (`slope_ms_per_entity`);
 - `tournament_games_per_hour`: a small AI-only tournament through the tournament runner (kingdoms.tournament);
-- `peak_rss_mb` (this process), `tournament_peak_rss_mb` (its worker processes), `game_file_bytes`.
+- `peak_rss_mb`: the largest peak RSS of the parts, each run in a fresh process (`peak_rss_mb_by_part`);
+  `tournament_worker_peak_rss_mb` of the tournament's worker processes; `game_file_bytes` of the default game;
+- `calibration_ms`: the median of the calibration each part measures just before its timings (and the range).
 """
 
 from __future__ import annotations
@@ -322,42 +325,97 @@ def _thirty_orders(obs: Any, ai_orders: str) -> list[str]:
     return lines + given
 
 
-def run(quick: bool = False) -> dict[str, Any]:
-    """Every figure of the benchmark as one dict."""
+def _part(name: str, quick: bool) -> dict[str, Any]:
+    """One part of the benchmark in this process: its figures, the calibration measured just before them and the
+    process's peak RSS (run in a fresh process each, so a part's memory and caches are its own)."""
     months = 20 if quick else LAST_MONTH
-    figures: dict[str, Any] = {"calibration_ms": round(calibrate(), 2)}
+    calibration = calibrate()
+    figures: dict[str, Any] = {}
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        main = time_game(work, "default", months=months)
-        figures.update({
-            "months_per_second": round(main["months_per_second"], 2),
-            "month_ms_p50": round(main["month_ms_p50"], 2),
-            "month_ms_p95": round(main["month_ms_p95"], 2),
-            "months_played": main["months"],
-            "game_file_bytes": main["bytes"],
-        })
-        hard = time_game(work, "hard", months=months, level="ai:hard")
-        figures.update({"hard_months_per_second": round(hard["months_per_second"], 2),
-                        "hard_month_ms_p95": round(hard["month_ms_p95"], 2), "hard_months_played": hard["months"]})
-        rnd = time_game(work, "random4", random_seed=BENCH_SEED, kingdoms=4, months=months)
-        figures["random4_months_per_second"] = round(rnd["months_per_second"], 2)
-        rnd6 = time_game(work, "random6", random_seed=BENCH_SEED, kingdoms=6, months=months)
-        figures.update({"random6_months_per_second": round(rnd6["months_per_second"], 2),
-                        "random6_month_ms_p95": round(rnd6["month_ms_p95"], 2), "random6_months_played": rnd6["months"]})
-        figures.update(tool_latency(work, months=10 if quick else 50))
-        long = time_game(work, "long", months=30 if quick else LAST_MONTH, seed=LONG_GAME_SEED)
-        verify = replay_verify(long["path"])
-        figures.update({"replay_verify_s": round(verify["seconds"], 3), "replay_verify_ok": verify["ok"],
-                        "replay_verify_months": long["months"], "long_game_file_bytes": long["bytes"],
-                        "long_game_months_per_second": round(long["months_per_second"], 2)})
-        figures["scaling"] = scaling(work, 8 if quick else 40)
-        trn = tournament(work, rounds=1, jobs=1, months=10 if quick else None)
-        figures.update({"tournament_games_per_hour": round(trn["games_per_hour"]),
-                        "tournament_games": trn["games"], "tournament_jobs": trn["jobs"],
-                        "tournament_months_per_game": round(trn["months_per_game"], 1)})
-    figures["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
-    figures["tournament_peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, 1)
-    figures["calibration_ms_after"] = round(calibrate(), 2)
+        if name == "default":
+            main = time_game(work, "default", months=months)
+            figures.update({"months_per_second": round(main["months_per_second"], 2),
+                            "month_ms_p50": round(main["month_ms_p50"], 2),
+                            "month_ms_p95": round(main["month_ms_p95"], 2), "months_played": main["months"],
+                            "game_file_bytes": main["bytes"]})
+        elif name == "hard":
+            hard = time_game(work, "hard", months=months, level="ai:hard")
+            figures.update({"hard_months_per_second": round(hard["months_per_second"], 2),
+                            "hard_month_ms_p95": round(hard["month_ms_p95"], 2), "hard_months_played": hard["months"]})
+        elif name == "random4":
+            rnd = time_game(work, "random4", random_seed=BENCH_SEED, kingdoms=4, months=months)
+            figures["random4_months_per_second"] = round(rnd["months_per_second"], 2)
+        elif name == "random6":
+            rnd6 = time_game(work, "random6", random_seed=BENCH_SEED, kingdoms=6, months=months)
+            figures.update({"random6_months_per_second": round(rnd6["months_per_second"], 2),
+                            "random6_month_ms_p95": round(rnd6["month_ms_p95"], 2),
+                            "random6_months_played": rnd6["months"]})
+        elif name == "tools":
+            figures.update(tool_latency(work, months=10 if quick else 50))
+        elif name == "replay":
+            long = time_game(work, "long", months=30 if quick else LAST_MONTH, seed=LONG_GAME_SEED)
+            verify = replay_verify(long["path"])
+            figures.update({"replay_verify_s": round(verify["seconds"], 3), "replay_verify_ok": verify["ok"],
+                            "replay_verify_months": long["months"], "long_game_file_bytes": long["bytes"],
+                            "long_game_months_per_second": round(long["months_per_second"], 2)})
+        elif name == "scaling":
+            figures["scaling"] = scaling(work, 8 if quick else 40)
+        elif name == "tournament":
+            trn = tournament(work, rounds=1, jobs=1, months=10 if quick else None)
+            figures.update({"tournament_games_per_hour": round(trn["games_per_hour"]),
+                            "tournament_games": trn["games"], "tournament_jobs": trn["jobs"],
+                            "tournament_months_per_game": round(trn["months_per_game"], 1),
+                            "tournament_worker_peak_rss_mb": round(
+                                resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, 1)})
+        else:
+            raise ValueError(f"no bench part {name!r}")
+    figures["_calibration_ms"] = calibration
+    figures["_peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    return figures
+
+
+def _part_child(conn: Any, name: str, quick: bool) -> None:
+    """A spawned process running one part: sends {"figures": ...} or {"error": ...} back."""
+    try:
+        conn.send({"figures": _part(name, quick)})
+    except BaseException as exc:  # noqa: BLE001 - reported to the parent, which names the part
+        conn.send({"error": f"{type(exc).__name__}: {exc}"})
+    finally:
+        conn.close()
+
+
+PARTS = ("default", "hard", "random4", "random6", "tools", "replay", "scaling", "tournament")
+
+
+def run(quick: bool = False, parts: tuple[str, ...] = PARTS) -> dict[str, Any]:
+    """Every figure of the benchmark as one dict; each part runs in a fresh process (spawned), one at a time."""
+    import multiprocessing
+
+    figures: dict[str, Any] = {}
+    calibrations: list[float] = []
+    rss: dict[str, float] = {}
+    ctx = multiprocessing.get_context("spawn")
+    for name in parts:
+        receive, send = ctx.Pipe(duplex=False)
+        proc = ctx.Process(target=_part_child, args=(send, name, quick))  # not a daemon: the tournament forks
+        proc.start()
+        send.close()
+        try:
+            answer = receive.recv()
+        except EOFError:
+            answer = {"error": f"the {name} part's process died (exit code {proc.exitcode})"}
+        proc.join()
+        if "error" in answer:
+            raise RuntimeError(f"bench part {name}: {answer['error']}")
+        got = answer["figures"]
+        calibrations.append(got.pop("_calibration_ms"))
+        rss[name] = got.pop("_peak_rss_mb")
+        figures.update(got)
+    figures["calibration_ms"] = round(statistics.median(calibrations), 2)
+    figures["calibration_ms_range"] = [round(min(calibrations), 2), round(max(calibrations), 2)]
+    figures["peak_rss_mb"] = max(rss.values())
+    figures["peak_rss_mb_by_part"] = rss
     return figures
 
 
@@ -391,13 +449,18 @@ def main(args: argparse.Namespace) -> int:
     if getattr(args, "profile", None):
         print(profile(Path(args.profile), quick=args.quick))
         return 0
-    figures = run(quick=args.quick)
+    only = tuple(p.strip() for p in (getattr(args, "only", None) or "").split(",") if p.strip())
+    unknown = [p for p in only if p not in PARTS]
+    if unknown:
+        print(f"kingdoms bench: no part {unknown[0]!r}; the parts are {', '.join(PARTS)}", file=sys.stderr)
+        return 2
+    figures = run(quick=args.quick, parts=only or PARTS)
     if args.json:
         print(json.dumps(figures))
         return 0
     width = max(len(k) for k in figures)
     for key, value in figures.items():
-        if key == "scaling":
+        if key == "scaling" and isinstance(value, dict):
             print(f"{'scaling':<{width}}  slope {value['slope_ms_per_entity']} ms/entity, intercept "
                   f"{value['intercept_ms']} ms, r2 {value['r2']}")
             for p in value["points"]:
@@ -413,4 +476,5 @@ if __name__ == "__main__":
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--profile", metavar="FILE")
+    ap.add_argument("--only", metavar="PARTS")
     sys.exit(main(ap.parse_args()))

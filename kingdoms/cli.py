@@ -429,6 +429,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quick", action="store_true", help="shorter runs (for development and smoke tests)")
     p.add_argument("--profile", metavar="FILE", help="instead: profile the default game (cProfile) and write the "
                    "report to FILE")
+    p.add_argument("--only", metavar="PARTS", help="only these parts, comma-separated (default, hard, random4, "
+                   "random6, tools, replay, scaling, tournament)")
     p.set_defaults(fn=cmd_bench)
     from kingdoms.tournament.cli import add_parser as add_tournament
 
