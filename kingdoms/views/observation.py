@@ -276,6 +276,14 @@ class PublicFacts:
     military_buildings: list[MilitaryBuildings]
 
 
+def _orders_key(queued: list[Any], new: list[Any]) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """The orders of a check as JSON (order models, each with its action), or None for anything else."""
+    try:
+        return (tuple(o.model_dump_json() for o in queued), tuple(o.model_dump_json() for o in new))
+    except AttributeError:
+        return None
+
+
 def events_seen_by(events: Iterable[Mapping[str, Any]], kingdom: str) -> list[dict[str, Any]]:
     """The stored events (dicts with an `audience`, None for public) that `kingdom` was told of (Event.seen_by)."""
     return [dict(e) for e in events if told_to(e.get("audience"), kingdom)]
@@ -305,6 +313,7 @@ class Observation:
         self.events: list[dict[str, Any]] = events_seen_by(recent_events, kingdom)
         self._outputs: dict[tuple[int, str], eco.CityOutlook] = {}
         self._free: dict[tuple[int, str], list[Tile]] = {}
+        self._checks: dict[tuple[tuple[str, ...], tuple[str, ...]], list[CheckResult]] = {}
 
     def __repr__(self) -> str:
         """Whose month it is (never the state: a repr may end up in a log or a reply)."""
@@ -582,8 +591,19 @@ class Observation:
         return route.months if route is not None else None
 
     def check_orders(self, queued: list[Any], new: list[Any]) -> list[CheckResult]:
-        """The issue-time check of `new` orders after the `queued` ones (engine.month), on a copy of the believed board."""
-        return check_orders_on(self.believed.clone(), self.kingdom, queued, new)
+        """The issue-time check of `new` orders after the `queued` ones (engine.month), on a copy of the believed board.
+
+        A pure function of the orders (the board is this observation's): the last few answers are kept, so the
+        check an AI ran on the orders it gives is the check Game.issue runs when it gives them."""
+        key = _orders_key(queued, new)
+        got = self._checks.get(key) if key is not None else None
+        if got is None:
+            got = check_orders_on(self.believed.clone(), self.kingdom, queued, new)
+            if key is not None:
+                if len(self._checks) >= 8:
+                    del self._checks[next(iter(self._checks))]
+                self._checks[key] = got
+        return list(got)
 
     def reach(self, unit_id: int) -> dict[Tile, int]:
         """Every tile an own unit can march to on the believed board, with the months it takes (0: its own tile;
