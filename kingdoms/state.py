@@ -245,8 +245,9 @@ class GameState:
 
     # --- copying, serialising, hashing ---------------------------------------------------------------
 
-    def clone(self) -> GameState:
-        """A deep copy sharing the immutable map.
+    def clone(self, *, memory_of: str | None = None) -> GameState:
+        """A deep copy sharing the immutable map; with `memory_of`, only that kingdom's memory is copied and the
+        others' are left empty (a kingdom's believed board keeps no rival's memory).
 
         Written out field by field (a copy.deepcopy made some 2,800 calls a copy): every mutable container is
         copied, JSON values (City.last, Kingdom.memory, Unit.standing/standing_meta, lead) in depth, since
@@ -257,7 +258,7 @@ class GameState:
         new = GameState.__new__(GameState)
         new.seed = self.seed
         new.month = self.month
-        new.kingdoms = {k: _copy_kingdom(kd) for k, kd in self.kingdoms.items()}
+        new.kingdoms = {k: _copy_kingdom(kd, memory_of is None or k == memory_of) for k, kd in self.kingdoms.items()}
         new.cities = {k: _copy_city(c) for k, c in self.cities.items()}
         new.units = {k: _copy_unit(u) for k, u in self.units.items()}
         new.generals = {k: General(g.id, g.owner, g.name, g.xp, g.unit_id, g.city_id) for k, g in self.generals.items()}
@@ -444,7 +445,7 @@ def _tile(t: Any) -> Any:
     return t if t is None or type(t) is tuple else _copy_json(t)
 
 
-def _copy_kingdom(kd: Kingdom) -> Kingdom:
+def _copy_kingdom(kd: Kingdom, memory: bool = True) -> Kingdom:
     return Kingdom(
         id=kd.id,
         name=kd.name,
@@ -457,7 +458,7 @@ def _copy_kingdom(kd: Kingdom) -> Kingdom:
         generals_used=kd.generals_used,
         eliminated=kd.eliminated,
         eliminated_month=kd.eliminated_month,
-        memory=_copy_json(kd.memory),
+        memory=_copy_json(kd.memory) if memory else {},
         result=kd.result,
         place=kd.place,
     )

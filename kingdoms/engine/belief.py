@@ -63,7 +63,7 @@ def believed_state(state: GameState, kingdom: str, sight: Sight | None = None) -
     `sight`: the kingdom's sight of `state` when the caller has it already (views.observation shares one).
     """
     sight = sight or sight_of(state, kingdom)
-    board = state.clone()
+    board = state.clone(memory_of=kingdom)
     explored = hex_to_mask(state.kingdoms[kingdom].memory.get("explored", ""), state.map.size) | sight.visible
     board.map = believed_map(state.map, explored)
     gm = board.map

@@ -703,30 +703,53 @@ class Observation:
         i = self.map.index(q, r)
         if i < 0 or not self._site_open[i]:
             return None
-        memo = _SITE_MEMO.get(self.map)
-        if memo is None:
-            memo = _SITE_MEMO[self.map] = {}
-        key = (i, _site_signatures(self.believed.map)[i].tobytes())  # the ground as the kingdom knows it
+        memo, signatures = self._site_memo
+        key = (i, signatures[i].tobytes())  # the ground as the kingdom knows it
         rep = memo.get(key)
         if rep is None:
             rep = memo[key] = self.site_report(q, r)
-        dist, name = self._nearest_own((q, r))
+        dist, name = self._nearest_own_at(i)
         return Site((q, r), rep.water, dist, name, rep.at_founding.net, rep.at_founding.production, rep.full.net,
                     rep.full.production, rep.people_fed, rep.land_tiles)
 
-    def _nearest_own(self, t: Tile) -> tuple[int | None, str | None]:
-        """The nearest own city or colonists to `t`: (distance, name)."""
-        best: tuple[int, str] | None = None
-        for c in self.view.cities:
-            d = distance((c.q, c.r), t)
-            if best is None or d < best[0]:
-                best = (d, c.name)
-        for u in self.view.units:
-            if u.type == "colonists":
-                d = distance((u.q, u.r), t)
-                if best is None or d < best[0]:
-                    best = (d, f"colonists #{u.id}")
-        return (best[0], best[1]) if best else (None, None)
+    @cached_property
+    def _site_memo(self) -> tuple[dict[tuple[int, bytes], eco.SiteReport], np.ndarray]:
+        """The game's site reports (_SITE_MEMO) and the signatures of the believed map's tiles."""
+        memo = _SITE_MEMO.get(self.map)
+        if memo is None:
+            memo = _SITE_MEMO[self.map] = {}
+        return memo, _site_signatures(self.believed.map)
+
+    @cached_property
+    def _own_places(self) -> list[tuple[Tile, str]]:
+        """Own cities, then own colonists, with the names sites are measured from."""
+        return [((c.q, c.r), c.name) for c in self.view.cities] + [
+            ((u.q, u.r), f"colonists #{u.id}") for u in self.view.units if u.type == "colonists"]
+
+    def _nearest_own_at(self, i: int) -> tuple[int | None, str | None]:
+        """The nearest own city or colonists to flat index i: (distance, name), the first of them at that distance
+        (cities before colonists); one table made for every tile at once."""
+        table = self._nearest_table
+        if table is None:
+            return None, None
+        dist, which = table
+        return int(dist[i]), self._own_places[int(which[i])][1]
+
+    @cached_property
+    def _nearest_table(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """Per tile: the hex distance to the nearest own place (_own_places) and which (the first at that distance)."""
+        places = self._own_places
+        if not places:
+            return None
+        gm = self.map
+        q = gm.q_of.astype(np.int64)[None, :]
+        r = gm.r_of.astype(np.int64)[None, :]
+        pq = np.array([t[0] for t, _ in places], dtype=np.int64)[:, None]
+        pr = np.array([t[1] for t, _ in places], dtype=np.int64)[:, None]
+        dq, dr = q - pq, r - pr
+        d = (np.abs(dq) + np.abs(dr) + np.abs(dq + dr)) // 2
+        which = d.argmin(axis=0)  # the first of equals, as the loop keeps it
+        return d[which, np.arange(gm.size)], which
 
     def sites(self, *, near: Iterable[Tile] | None = None, radius: int | None = None, limit: int = 25) -> list[Site]:
         """Every site the kingdom knows (explored tiles), best first (OPEN-89): people fed, full production, distance."""
