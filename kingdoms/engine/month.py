@@ -42,12 +42,15 @@ class CheckResult:
 
 def order_units(order: Any) -> list[int]:
     """Ids of the units an order commands (empty for city and kingdom orders)."""
-    if getattr(order, "action", None) == "assign_general":
+    fields = getattr(order, "__dict__", None)  # an order model's fields (a getattr miss on a model is slow)
+    if fields is None:
+        fields = {k: getattr(order, k, None) for k in ("action", "unit_id", "unit_ids")}
+    if fields.get("action") == "assign_general":
         return []
-    uid = getattr(order, "unit_id", None)
+    uid = fields.get("unit_id")
     if uid is not None:
         return [uid]
-    return list(getattr(order, "unit_ids", None) or [])
+    return list(fields.get("unit_ids") or [])
 
 
 def run_order(ctx: MonthContext, kingdom: str, order: Any) -> str:

@@ -201,7 +201,7 @@ def net_of(gm: GameMap) -> _Net:
     if net is None and gm in _BASES:
         base = net_of(_BASES[gm])
         nbr = base.nbr
-        cost = tuple(int(c) for c in gm.move_cost)
+        cost = tuple(gm.move_cost.tolist())
         net = _Net(
             width=gm.width, nbr=nbr, cost=cost, q=base.q, r=base.r,
             impassable=(gm.move_cost <= 0).astype(np.uint8).tobytes(),
