@@ -186,34 +186,35 @@ def distance_field(mi: MapInfo, sources: Iterable[int], enter_cost: np.ndarray, 
 def components(mi: MapInfo, open_: np.ndarray) -> np.ndarray:
     """Label every tile by the area a march can cover over `open_` tiles (river hops included); -1 where closed.
 
-    Label propagation with pointer jumping, all in numpy: two tiles share a label when a unit can march from
-    one to the other (steps and hops work both ways, so the areas are symmetric).
+    A tile's label is the smallest flat index of its area: two tiles share it when a unit can march from one to
+    the other (steps and hops work both ways, so the areas are symmetric). Found by hooking and pointer jumping
+    over the edge list, all in numpy: each round hooks the larger root of every edge still split onto the smaller
+    one, then flattens the trees; a few rounds however large the map.
     """
     n = mi.n
-    big = n
     nodes = open_ & ~mi.crossing
     node_ext = np.append(nodes, False)
     open_ext = np.append(open_, False)
-    plain = mi.via == n
-    edge = node_ext[mi.hop] & (plain | open_ext[np.minimum(mi.via, n)]) & nodes[:, None]
-    lab = np.where(nodes, np.arange(n), big)
-    lab_ext = np.append(lab, big)
-    hops = [np.ascontiguousarray(mi.hop[:, k]) for k in range(6)]
-    edges = [np.ascontiguousarray(edge[:, k]) for k in range(6)]
-    safe = np.arange(n)
-    for _ in range(4 * (mi.width + mi.height)):
-        new = lab.copy()
-        for k in range(6):
-            np.minimum(new, np.where(edges[k], lab_ext[hops[k]], big), out=new)
-        np.copyto(safe, np.minimum(new, n - 1))
-        new = np.where(nodes, new[safe], big)
-        np.copyto(safe, np.minimum(new, n - 1))
-        new = np.where(nodes, new[safe], big)
-        if np.array_equal(new, lab):
+    edge = node_ext[mi.hop] & ((mi.via == n) | open_ext[np.minimum(mi.via, n)]) & nodes[:, None]
+    src, k = np.nonzero(edge)
+    dst = mi.hop[src, k]
+    keep = dst < src  # each edge once (the relation is symmetric)
+    src, dst = src[keep], dst[keep]
+    parent = np.arange(n)
+    while src.size:
+        pu, pv = parent[src], parent[dst]
+        split = pu != pv
+        if not split.any():
             break
-        lab = new
-        lab_ext[:n] = lab
-    return np.where(nodes, lab, -1)
+        pu, pv = pu[split], pv[split]
+        np.minimum.at(parent, np.maximum(pu, pv), np.minimum(pu, pv))  # parents only fall, staying in the area
+        while True:
+            flat = parent[parent]
+            if np.array_equal(flat, parent):
+                break
+            parent = flat
+        src, dst = src[split], dst[split]  # an edge once joined stays joined
+    return np.where(nodes, parent, -1)
 
 
 # --- the kingdom's picture of the world -----------------------------------------------------------------------------

@@ -706,7 +706,6 @@ class Ruler:
             self.scout_claims = np.zeros(mi.n + 1, dtype=bool)
         unexplored = np.append(~p.explored, False) & ~self.scout_claims
         table = neighbourhood(mi.gm, 4)
-        gain = unexplored[table].sum(axis=1).astype(float)
         d = mi.dist_from(here)
         ok = p.explored & p.visible & mi.passable & ~mi.crossing
         for i in list(p.foreign_at) + list(p.remembered_at):
@@ -715,6 +714,9 @@ class Ruler:
             ok[mi.index(c.q, c.r)] = False
         ok[here] = False
         ok &= p.reachable_mask(here, "agent")
+        at = np.flatnonzero(ok)
+        gain = np.zeros(mi.n)  # the unknown tiles within a scout's sight, counted only where it may go
+        gain[at] = unexplored[table[at]].sum(axis=1)
         score = np.where(ok & (gain > 0), gain / (1.0 + d / 7.0), -1.0)
         ruin = p.view.ruin
         if ruin is not None and p.month < 24:
