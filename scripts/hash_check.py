@@ -29,6 +29,7 @@ GAMES = [
     ("three_kingdoms-2-hard", "three_kingdoms", None, 3, 2, 90, "ai:hard"),
     ("three_kingdoms-9-hard", "three_kingdoms", None, 3, 9, 90, "ai:hard"),
     ("random-13-4-hard", None, 13, 4, 13, 60, "ai:hard"),
+    ("random-17-6", None, 17, 6, 17, 50, "ai:standard"),
 ]
 
 
