@@ -47,3 +47,24 @@ def test_components_match_a_flood_fill_on_random_and_explored_masks() -> None:
             got = components(mi, open_)
             assert np.array_equal(got, flood_labels(mi, open_)), (seed, trial)
     assert (components(mi, np.zeros(mi.n, dtype=bool)) == -1).all()
+
+
+def test_site_ceilings_are_never_below_the_site_report() -> None:
+    """CITY-450: on every tile where a city could be founded, the ceilings the standard ruler prunes its site search
+    with are at least the site report's people fed (CITY-150) and full production (CITY-230); people fed to the
+    person (the ring is the whole neighbourhood there)."""
+    from kingdoms.engine import economy as eco
+    from kingdoms.setup import resolve_scenario
+
+    for scen in (resolve_scenario(None), generate(8, 4)):
+        state = build_state(scen, 1)
+        feeds, prod = eco.site_ceilings(state.map)
+        legal = 0
+        for i in range(state.map.size):
+            rep = eco.site_report(state, *state.map.tile(i))
+            if rep.problem is not None:
+                continue
+            legal += 1
+            assert rep.people_fed <= feeds[i] <= rep.people_fed + 2, (scen.name, i)
+            assert rep.full.production <= prod[i], (scen.name, i)
+        assert legal > 100

@@ -587,10 +587,18 @@ class Ruler:
                 score = score + np.where((dr >= 3) & (dr <= 5), 2.0, 0.0)
         score[dist >= INF / 2] = -INF
         score[mi.dist_from(self.cap_idx) > far] = -INF
+        # the candidates by the most a site there could be worth, best first: once that cannot reach the best
+        # found (nor the least worth taking), no later one can, so their reports are never made
+        feeds_cap, prod_cap = p.obs.site_ceilings
+        water_cap = max(rd.WATER_GROWTH.values())
+        ceiling = score + SITE_FEEDS * feeds_cap / 1000.0 + SITE_PROD * prod_cap + SITE_WATER * water_cap
+        cands = cands[score[cands] > -INF / 2]
+        cands = cands[np.argsort(-ceiling[cands], kind="stable")]
         best = None
         for i in cands.tolist():
-            if score[i] <= -INF / 2:
-                continue
+            top = float(ceiling[i]) + 1e-6
+            if top < SITE_MIN_SCORE or (best is not None and top < -best[0][0]):
+                break
             # what a city there would make, by the engine's site report (CITY-450): the people its land feeds
             # and its production at full land, and the growth its water allows
             site = p.obs.site(int(mi.q[i]), int(mi.r[i]))

@@ -777,6 +777,28 @@ def site_report(state: GameState, q: int, r: int, owner: str | None = None, focu
     )
 
 
+def site_ceilings(gm: GameMap) -> tuple[np.ndarray, np.ndarray]:
+    """Per tile, a ceiling on what a site report there can show (CITY-450, CITY-150, CITY-230): people fed
+    and production with its ring worked in full, counting the centre and all six neighbours at their yields
+    (no improvements, the largest size bonus and focus a ring may have), each rounded up with room to spare.
+
+    Never below the report's figures, so a planner may skip the tiles whose ceiling cannot beat a site it holds.
+    """
+    n = gm.size
+    food = np.maximum(gm.food.astype(np.float64), 0.0)
+    prod = np.maximum(gm.prod.astype(np.float64), 0.0)
+    nbr = np.where(gm.nbr >= 0, gm.nbr, n)
+    ring_food = np.append(food, 0.0)[nbr].sum(axis=1)
+    ring_prod = np.append(prod, 0.0)[nbr].sum(axis=1)
+    harvest = (rd.HARVEST_BASE + np.maximum(food, rd.CENTRE_MIN_FOOD) + ring_food) * rd.harvest_multiplier(
+        rd.COLONIST_PEOPLE)
+    feeds = harvest * 1000 / rd.PEOPLE_EAT_PER_1000 + 1.0
+    bonus = max(rd.size_bonus(p) for p in (rd.COLONIST_PEOPLE, *(rd.PEOPLE_PER_WORKED_TILE * k for k in range(1, 7))))
+    production = np.maximum(1.0, (np.maximum(prod, rd.CENTRE_MIN_PROD) + ring_prod) * bonus * max(rd.FOCUS_PROD.values())
+                            * rd.PROD_FACTOR + 1.0)
+    return feeds, production
+
+
 def rank_sites(reports: Iterable[SiteReport], origin: Tile | None = None) -> list[SiteReport]:
     """Legal sites best first: people fed, then production with its starting land worked, then distance (OPEN-89)."""
     legal = [s for s in reports if s.problem is None]
