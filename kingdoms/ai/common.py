@@ -394,6 +394,8 @@ class Picture:
         labels = self.reach_labels(start, slot)
         if not labels:
             return np.zeros(self.mi.n, dtype=bool)
+        if len(labels) == 1:  # the usual case, and many times cheaper than isin
+            return self.area(slot) == next(iter(labels))
         return np.isin(self.area(slot), list(labels))
 
     def can_stop(self, i: int, slot: str = "troop", *, me: int | None = None, own_ok: bool = False) -> bool:
