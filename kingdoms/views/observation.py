@@ -760,17 +760,17 @@ class Observation:
     def sites(self, *, near: Iterable[Tile] | None = None, radius: int | None = None, limit: int = 25) -> list[Site]:
         """Every site the kingdom knows (explored tiles), best first (OPEN-89): people fed, full production, distance."""
         gm = self.map
-        letters = _letters(gm)
+        # explored open ground where `site` may find a city's place, near a centre when asked, in map order
+        ok = self.explored & np.isin(_letters(gm), ("G", "P", "F", "H", "g", "p", "f", "h")) & self._site_open
         centres = list(near) if near is not None else None
-        candidates: list[Tile] = []
-        for i in np.flatnonzero(self.explored).tolist():
-            if letters[i].upper() not in ("G", "P", "F", "H"):
-                continue
-            t = gm.tile(i)
-            if centres is not None and radius is not None and not any(distance(t, c) <= radius for c in centres):
-                continue
-            candidates.append(t)
-        found = [s for s in (self.site(q, r) for q, r in candidates) if s is not None]
+        if centres is not None and radius is not None:
+            close = np.zeros(gm.size, dtype=bool)
+            q, r = gm.q_of.astype(np.int64), gm.r_of.astype(np.int64)
+            for cq, cr in centres:
+                dq, dr = q - cq, r - cr
+                close |= (np.abs(dq) + np.abs(dr) + np.abs(dq + dr)) // 2 <= radius
+            ok &= close
+        found = [s for s in (self.site(*gm.tile(i)) for i in np.flatnonzero(ok).tolist()) if s is not None]
         found.sort(key=lambda s: (-s.feeds, -s.prod_full, s.distance if s.distance is not None else 999,
                                   s.tile[1], s.tile[0]))
         return found[:limit]
