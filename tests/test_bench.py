@@ -25,6 +25,7 @@ PART_KEYS = {
 }
 
 
+@pytest.mark.long  # plays short games in spawned processes: out of the inner loop (pyproject markers)
 def test_bench_quick_parts_report_their_figures(capsys: pytest.CaptureFixture[str]) -> None:
     """`kingdoms bench --quick --json --only ...` runs each part in its own process and reports its figures,
     the calibration and the peak RSS of each part; the replay of the game it played verifies."""
