@@ -45,13 +45,13 @@ class StrictMCPServer(MCPServer):
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Context | None = None
                         ) -> CallToolResult | InputRequiredResult:
         """Check the arguments against the tool's schema, then run it; every refusal is one plain ToolError."""
-        schemas = {t.name: t.input_schema for t in await MCPServer.list_tools(self)}  # listed or not
-        if name not in schemas:
+        tool = self._tool_manager.get_tool(name)  # listed or not; not list_tools(): it builds every Tool model
+        if tool is None:
             listed = sorted(t.name for t in await self.list_tools())
             hint = closest(name, listed)
             raise ToolError(f"unknown tool `{key_label(name)}`" + (f": did you mean `{hint}`?" if hint else ".")
                             + f" The tools are: {', '.join(listed)}.")
-        schema = schemas[name]
+        schema = tool.parameters
         args, problems = check_arguments(name, schema, arguments)
         if problems:
             raise ToolError(" ".join(problems) + " " + NOT_RUN)

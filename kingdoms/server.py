@@ -25,7 +25,7 @@ import os
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, NamedTuple
 
 import anyio
 import anyio.to_thread
@@ -77,6 +77,18 @@ def package_version() -> str:
 
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+
+
+class Reply(NamedTuple):
+    """What a tool's blocking part answers: the text, the history entry it leaves (kind, text kept, month;
+    None: the open month) and whether more follows it (issue_orders that ended the month waits for the next
+    briefing)."""
+
+    text: str
+    kind: str
+    stored: str
+    month: int | None = None
+    more: bool = False
 
 
 class ClientGone(Exception):
@@ -138,14 +150,44 @@ def build_server(game_path: str | Path, *, token: str | None = None, wait_s: flo
     add_prompts_and_resources(server, session, kingdom_of,
                               session.kingdom_for(launch_token) if launch_token else None)
 
-    async def run_tool(ctx: Context, tool: str, args: dict[str, Any],
-                       body: Callable[[str], Awaitable[str]]) -> str:
-        """Seat the caller (or refuse), record the call, run the tool, keep the reply's size with the call;
-        every failure becomes one clear ToolError."""
-        kingdom = await anyio.to_thread.run_sync(seat_of, ctx)
-        call_id = await anyio.to_thread.run_sync(session.record_call, kingdom, tool, args)
+    def run_blocking(ctx: Context, tool: str, args: dict[str, Any], work: Callable[[str], Reply] | None
+                     ) -> tuple[str, int, Reply | None, BaseException | None]:
+        """A call's blocking part in one worker thread: seat the caller (a ToolError without a seat), record the
+        call, run `work` and record its reply with the reply's size (one transaction). Returns (kingdom, call id,
+        reply, failure); a failure is already recorded, its message is the call's answer."""
+        kingdom = seat_of(ctx)
+        call_id = session.record_call(kingdom, tool, args)
+        if work is None:
+            return kingdom, call_id, None, None
         try:
-            text = await body(kingdom)
+            reply = work(kingdom)
+        except (ToolError, SessionError, GameError, StorageError) as exc:
+            session.record_failure(kingdom, call_id, str(exc))
+            return kingdom, call_id, None, exc
+        except Exception as exc:
+            log.exception("tool %s failed for %s", tool, kingdom)
+            session.record_failure(kingdom, call_id, f"internal error: {exc!r}", reply=INTERNAL_ERROR)
+            return kingdom, call_id, None, exc
+        session.record_reply(kingdom, reply.kind, reply.stored, reply.month,
+                             call_id=None if reply.more else call_id, reply=reply.text)
+        return kingdom, call_id, reply, None
+
+    async def run_tool(ctx: Context, tool: str, args: dict[str, Any], work: Callable[[str], Reply] | None,
+                       more: Callable[[str], Awaitable[str]] | None = None) -> str:
+        """Seat the caller (or refuse), record the call, run the tool, keep the reply's size with the call;
+        every failure becomes one clear ToolError. `work` (run in one worker thread with the seating and the
+        records) gives the reply; `more` (when the reply asks for it, or with no `work`) waits for what follows
+        it (the next briefing), in the event loop."""
+        kingdom, call_id, reply, failure = await anyio.to_thread.run_sync(run_blocking, ctx, tool, args, work)
+        if failure is not None:
+            if isinstance(failure, (ToolError, SessionError, GameError, StorageError)):
+                raise ToolError(str(failure))
+            raise ToolError(INTERNAL_ERROR) from failure
+        text = reply.text if reply is not None else ""
+        if more is None or (reply is not None and not reply.more):
+            return text
+        try:
+            later = await more(kingdom)
         except ClientGone:
             await anyio.to_thread.run_sync(session.record, kingdom, "disconnect", DISCONNECTED)
             return DISCONNECTED
@@ -155,27 +197,26 @@ def build_server(game_path: str | Path, *, token: str | None = None, wait_s: flo
             message = str(exc)
         except Exception as exc:
             log.exception("tool %s failed for %s", tool, kingdom)
-            await anyio.to_thread.run_sync(session.record_error, kingdom, f"internal error: {exc!r}")
-            await anyio.to_thread.run_sync(session.record_reply_size, call_id, INTERNAL_ERROR)
+            error = f"internal error: {exc!r}"
+            await anyio.to_thread.run_sync(lambda: session.record_failure(kingdom, call_id, error,
+                                                                          reply=INTERNAL_ERROR))
             raise ToolError(INTERNAL_ERROR) from exc
         else:
+            text = text + "\n\n" + later if reply is not None else later
             await anyio.to_thread.run_sync(session.record_reply_size, call_id, text)
             return text
-        await anyio.to_thread.run_sync(session.record_error, kingdom, message)
-        await anyio.to_thread.run_sync(session.record_reply_size, call_id, message)
+        await anyio.to_thread.run_sync(session.record_failure, kingdom, call_id, message)
         raise ToolError(message)
 
     async def call(ctx: Context, tool: str, args: dict[str, Any], fn: Callable[..., str], *fargs: Any,
                    quiet_reply: str | None = None) -> str:
-        """A tool whose answer is one text from a Session method run in a worker thread."""
+        """A tool whose answer is one text from a Session method, run in the call's worker thread."""
 
-        async def body(kingdom: str) -> str:
-            text = await anyio.to_thread.run_sync(lambda: fn(kingdom, *fargs))
-            stored = quiet_reply.format(n=len(text)) if quiet_reply else text
-            await anyio.to_thread.run_sync(session.record, kingdom, "reply", stored)
-            return text
+        def work(kingdom: str) -> Reply:
+            text = fn(kingdom, *fargs)
+            return Reply(text, "reply", quiet_reply.format(n=len(text)) if quiet_reply else text)
 
-        return await run_tool(ctx, tool, args, body)
+        return await run_tool(ctx, tool, args, work)
 
     async def wait_turn(ctx: Context, kingdom: str) -> str:
         """Wait up to `wait_s` for the seat's next turn; returns (and records) its briefing or a still-waiting line.
@@ -206,12 +247,11 @@ def build_server(game_path: str | Path, *, token: str | None = None, wait_s: flo
         "military buildings, landmarks, what needs attention and what happened last month. Call it first in "
         "every session and whenever you need the full picture; it always shows full city rows."))
     async def get_briefing(ctx: Context) -> str:
-        async def body(kingdom: str) -> str:
-            text, month = await anyio.to_thread.run_sync(session.get_briefing, kingdom)
-            await anyio.to_thread.run_sync(session.record, kingdom, "briefing", text, month)
-            return text
+        def work(kingdom: str) -> Reply:
+            text, month = session.get_briefing(kingdom)
+            return Reply(text, "briefing", text, month)
 
-        return await run_tool(ctx, "get_briefing", {}, body)
+        return await run_tool(ctx, "get_briefing", {}, work)
 
     @server.tool(structured_output=False, title="Rules", annotations=READ_ONLY, description=(
         "The rules this server plays by (map and moves, economy, troops and combat formulas, sieges, spies, "
@@ -340,16 +380,13 @@ def build_server(game_path: str | Path, *, token: str | None = None, wait_s: flo
         args = {"orders": orders, "end_turn": end_turn, "note": note, "goal": goal, "verbose": verbose,
                 "preview": preview, "fast_forward": fast_forward, "force": force}
 
-        async def body(kingdom: str) -> str:
-            reply, ended, month = await anyio.to_thread.run_sync(
-                lambda: session.issue(kingdom, orders, note=note, goal=goal, verbose=verbose, preview=preview,
-                                   end_turn=end_turn, fast_forward=fast_forward, force=force))
-            await anyio.to_thread.run_sync(session.record, kingdom, "reply", reply, month)
-            if not ended:
-                return reply
-            return reply + "\n\n" + await wait_turn(ctx, kingdom)
+        def work(kingdom: str) -> Reply:
+            reply, ended, month = session.issue(kingdom, orders, note=note, goal=goal, verbose=verbose,
+                                                preview=preview, end_turn=end_turn, fast_forward=fast_forward,
+                                                force=force)
+            return Reply(reply, "reply", reply, month, more=ended)
 
-        return await run_tool(ctx, "issue_orders", args, body)
+        return await run_tool(ctx, "issue_orders", args, work, lambda kingdom: wait_turn(ctx, kingdom))
 
     @server.tool(structured_output=False, title="Wait for your turn", annotations=READ_ONLY, description=(
         "Wait for your next month after you have ended this one: returns its briefing (what changed, last "
@@ -357,7 +394,7 @@ def build_server(game_path: str | Path, *, token: str | None = None, wait_s: flo
         "'Still waiting' — then simply call it again. If your month is still open it returns the briefing at "
         "once."))
     async def wait_for_turn(ctx: Context) -> str:
-        return await run_tool(ctx, "wait_for_turn", {}, lambda kingdom: wait_turn(ctx, kingdom))
+        return await run_tool(ctx, "wait_for_turn", {}, None, lambda kingdom: wait_turn(ctx, kingdom))
 
     @server.tool(structured_output=False, title="Submit a dispatch", annotations=ToolAnnotations(
         read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False), description=(

@@ -26,7 +26,7 @@ from kingdoms import history, records
 from kingdoms.game import Game, GameError, MonthClosed, Verdict
 from kingdoms.history import DISPATCH_CHARS, GOAL_CHARS, HISTORY_BUDGET, NOTE_CHARS, SeatFacts
 from kingdoms.records import RECORD_URI, REPLAY_URI
-from kingdoms.storage import StorageError
+from kingdoms.storage import StorageError, match_token
 from kingdoms.views import render
 
 log = logging.getLogger("kingdoms.session")
@@ -61,15 +61,21 @@ class Session:
         self.lock = threading.RLock()
         self.started = time.time()  # a month's deadline never counts time when no server was running
         self._ai_lock = self.path.with_name(self.path.name + ".ai.lock")
+        self._digests: dict[str, str] | None = None
 
     def close(self) -> None:
         with self.lock:
             self.game.close()
 
     def kingdom_for(self, token: str | None) -> str | None:
-        """The kingdom a seat token seats, or None."""
+        """The kingdom a seat token seats, or None (the seats' digests are read once: seats never change once a
+        game is made)."""
+        if not token or not token.strip():
+            return None
         with self.lock:
-            return self.game.kingdom_for_token(token)
+            if self._digests is None:
+                self._digests = self.game.store.seat_digests()
+            return match_token(token.strip(), self._digests)
 
     # --- keeping the game moving ---------------------------------------------------------------------------
 
@@ -142,6 +148,26 @@ class Session:
                 self.game.store.set_reply_size(call_id, chars, tokens)
             except StorageError as exc:
                 log.warning("reply size not stored: %s", exc)
+
+    def record_reply(self, kingdom: str, kind: str, text: str, month: int | None = None, *,
+                     call_id: int | None = None, reply: str = "") -> None:
+        """Append the answer to the seat's history and, given the call's entry, keep the whole answer's size
+        (`reply`) with it: one transaction (a call's records are written apart from its orders, which commit
+        first)."""
+        with self.lock:
+            try:
+                with self.game.store.write():
+                    self.record(kingdom, kind, text, month)
+                    if call_id:
+                        self.record_reply_size(call_id, reply)
+            except StorageError as exc:
+                log.warning("reply not stored: %s", exc)
+
+    def record_failure(self, kingdom: str, call_id: int, error: str, *, reply: str | None = None) -> None:
+        """A refused or failed call: its error in the history and the answer's size (`reply`, default the error
+        itself) with the call, in one transaction."""
+        self.record_reply(kingdom, "error", history.cut(error, history.ERROR_CHARS), call_id=call_id,
+                          reply=error if reply is None else reply)
 
     def seen_months(self, kingdom: str) -> set[int]:
         """Months whose briefing the seat has been sent."""
@@ -329,7 +355,9 @@ class Session:
     def seat_digests(self) -> dict[str, str]:
         """Each seat's token digest by kingdom (seats never change once a game is made)."""
         with self.lock:
-            return self.game.store.seat_digests()
+            if self._digests is None:
+                self._digests = self.game.store.seat_digests()
+            return dict(self._digests)
 
     # --- orders and the end of the month -------------------------------------------------------------------
 

@@ -218,6 +218,7 @@ class GameStore:
         self.path = Path(path)
         self.readonly = readonly and not create
         self._depth = 0
+        self._seat_tables = False  # made (or found) by this connection: set_reply_size checks only once
         self._snapshot: Path | None = None
         try:
             if create:
@@ -379,13 +380,17 @@ class GameStore:
             db["meta"].insert({"key": "schema_version", "value": str(SCHEMA_VERSION)}, replace=True)
 
     @staticmethod
-    def _create_seat_tables(db: Database) -> None:
-        """Tables added after schema 1 was first written; made on demand in older files (inside a write)."""
+    def _create_seat_tables(db: Database) -> bool:
+        """Tables added after schema 1 was first written; made on demand in older files (inside a write).
+        True when something had to be made."""
+        made = not db["fast_forward"].exists()
         db["fast_forward"].create({"kingdom": str, "months": int, "at": float}, pk="kingdom", if_not_exists=True)
         columns = {row[1] for row in db.execute("PRAGMA table_info(history)")}
         for column in ("reply_chars", "reply_tokens"):
             if column not in columns:
                 db.execute(f"ALTER TABLE history ADD COLUMN {column} INTEGER")
+                made = True
+        return made
 
     @contextlib.contextmanager
     def write(self) -> Iterator[Database]:
@@ -581,7 +586,8 @@ class GameStore:
     def set_reply_size(self, history_id: int, chars: int, tokens: int) -> None:
         """Store the size of the reply a call got (characters, estimated tokens) on the call's history entry."""
         with self.write() as db:
-            self._create_seat_tables(db)
+            if not self._seat_tables:  # found complete, not just made: a made table could still roll back
+                self._seat_tables = not self._create_seat_tables(db)
             db.execute("UPDATE history SET reply_chars = ?, reply_tokens = ? WHERE id = ?", [chars, tokens, history_id])
 
     def history_of_month(self, kingdom: str, month: int) -> list[dict[str, Any]]:
