@@ -520,6 +520,15 @@ class Game:
         return {"month": self.state(before).month, "deadline": late, "resolved": after - before,
                 "now": self.state().month, "finished": self.finished}
 
+    def ai_seats_waiting(self) -> bool:
+        """Whether an AI seat has still to play the open month (play_ai_seats would give orders)."""
+        state = self.state()
+        if state.finished:
+            return False
+        ended = self.store.ended(state.month)
+        return any(seat["controller"].startswith("ai") and seat["kingdom"] not in ended
+                   and not state.kingdoms[seat["kingdom"]].eliminated for seat in self.seats())
+
     def play_ai_seats(self) -> None:
         """Let every AI seat that has not ended the open month give its orders and end it.
 

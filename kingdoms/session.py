@@ -115,7 +115,7 @@ class Session:
             try:
                 g.apply_deadline(not_before=self.started)
                 g.try_resolve()
-                if not g.finished:
+                if g.ai_seats_waiting():  # the file lock only when there is an AI month to play
                     with self._ai_file_lock():
                         g.play_ai_seats()
             except GameError as exc:  # another process got there first
@@ -380,8 +380,9 @@ class Session:
             if state.kingdoms[kingdom].eliminated:
                 raise SessionError("Your kingdom has fallen: you can give no more orders. Send your final report "
                                    "with submit_dispatch(final=true).")
-            if kingdom in g.store.ended(m):
-                how = g.store.ended(m)[kingdom]
+            ended_now = g.store.ended(m)
+            if kingdom in ended_now:
+                how = ended_now[kingdom]
                 why = {"deadline": "the month's time limit ran out", "fast_forward": "fast_forward ended it"}.get(
                     how, "you ended it")
                 raise SessionError(f"Month {m} is already ended for you ({why}); your orders would be for a month "
