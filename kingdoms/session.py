@@ -603,9 +603,12 @@ def _goal_review_text() -> str:
 # =============================================================================================================
 
 
+#: Any of the notice words (render.NOTICE_WORDS) anywhere in a message, in one search.
+_NOTICE_RE = re.compile("|".join(re.escape(w) for w in render.NOTICE_WORDS))
+
+
 def _is_notice(message: str) -> bool:
-    low = message.lower()
-    return any(w in low for w in render.NOTICE_WORDS)
+    return _NOTICE_RE.search(message.lower()) is not None
 
 
 def orders_reply(month: int, verdicts: list[Verdict], *, verbose: bool, preview: bool) -> str:

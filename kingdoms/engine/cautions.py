@@ -53,8 +53,8 @@ def after_order(ctx: MonthContext, kingdom: str, before: Snapshot, order: Any) -
         if now < men and now < need:
             out.append(f"WARNING: it leaves restless {city.name} with {now:,} men on its land, under the {need:,} "
                        "that hold it down: it may revolt (CONQ-040)")
-    to = getattr(order, "to", None)
-    if getattr(order, "action", None) == "move" and isinstance(to, (tuple, list)) and len(to) == 2:
+    to = getattr(order, "to", None) if getattr(order, "action", None) == "move" else None  # a miss is slow
+    if isinstance(to, (tuple, list)) and len(to) == 2:
         unit = state.units.get(getattr(order, "unit_id", -1))
         gm = state.map
         if unit is not None and unit.type not in ("scout", "spy") and gm.index(to[0], to[1]) >= 0 and \
