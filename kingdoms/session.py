@@ -154,13 +154,15 @@ class Session:
         """Append the answer to the seat's history and, given the call's entry, keep the whole answer's size
         (`reply`) with it: one transaction (a call's records are written apart from its orders, which commit
         first)."""
+        chars, tokens = history.reply_size(reply)
         with self.lock:
+            store = self.game.store
             try:
-                with self.game.store.write():
-                    self.record(kingdom, kind, text, month)
+                with store.write():
+                    store.add_history(self.game.month if month is None else month, kingdom, kind, text, time.time())
                     if call_id:
-                        self.record_reply_size(call_id, reply)
-            except StorageError as exc:
+                        store.set_reply_size(call_id, chars, tokens)
+            except StorageError as exc:  # e.g. a full disk: the call's own answer still goes out
                 log.warning("reply not stored: %s", exc)
 
     def record_failure(self, kingdom: str, call_id: int, error: str, *, reply: str | None = None) -> None:

@@ -209,6 +209,41 @@ def test_sizes_and_fast_forward_work_on_a_file_made_before_their_columns(tmp_pat
         s.close()
 
 
+def test_open_85_a_reply_and_its_size_are_one_write(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """record_reply keeps the answer and its size on the call together (one transaction: a failed size write
+    leaves no reply row and does not fail the call); record_failure keeps the error, cut, and the answer's size."""
+    from kingdoms.storage import StorageError
+
+    path = tmp_path / "g.sqlite"
+    new_game(path, {"wei": "agent", "shu": "ai:passive"}, state=duel())
+    s = Session(path)
+    try:
+        call_id = s.record_call("wei", "get_briefing", {})
+        s.record_reply("wei", "briefing", "the briefing", 1, call_id=call_id, reply="the briefing")
+        rows = s.game.store.history("wei")
+        assert [(r["kind"], r["text"]) for r in rows] == [("call", "get_briefing {}"), ("briefing", "the briefing")]
+        assert rows[0]["reply_chars"] == len("the briefing")
+
+        def broken(*_a: object) -> None:
+            raise StorageError("disk full", "disk_full")
+
+        monkeypatch.setattr(s.game.store, "set_reply_size", broken)
+        second = s.record_call("wei", "get_map", {})
+        s.record_reply("wei", "reply", "a map", call_id=second, reply="a map")  # logged, not raised
+        assert [r["kind"] for r in s.game.store.history("wei")] == ["call", "briefing", "call"]
+        monkeypatch.undo()
+
+        third = s.record_call("wei", "get_city", {"city_id": 99})
+        long_error = "No city #99 on your map. " + "x" * (history.ERROR_CHARS + 50)
+        s.record_failure("wei", third, long_error, reply="the answer the seat got")
+        last = s.game.store.history("wei")
+        assert last[-1]["kind"] == "error" and last[-1]["text"] == history.cut(long_error, history.ERROR_CHARS)
+        assert last[-1]["text"] != long_error
+        assert last[-2]["reply_chars"] == len("the answer the seat got")
+    finally:
+        s.close()
+
+
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
