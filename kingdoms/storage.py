@@ -22,6 +22,7 @@ import functools
 import hashlib
 import hmac
 import json
+import operator
 import os
 import shutil
 import sqlite3
@@ -111,7 +112,11 @@ def _insert_batch(db: sqlite_utils.Database, table: str, rows: list[dict[str, An
     columns = list(rows[0])
     sql = (f"{verb} INTO [{table}] ({', '.join(f'[{c}]' for c in columns)}) "
            f"VALUES ({', '.join('?' for _ in columns)})")
-    db.conn.executemany(sql, [tuple(r[c] for c in columns) for r in rows])
+    if len(columns) == 1:
+        db.conn.executemany(sql, [(r[columns[0]],) for r in rows])
+    else:
+        values = operator.itemgetter(*columns)  # by name: a batch's rows share keys, not always their order
+        db.conn.executemany(sql, [values(r) for r in rows])
 
 
 def _select(db: sqlite_utils.Database, sql: str, args: list[Any] | tuple[Any, ...] = ()) -> list[dict[str, Any]]:
