@@ -1,12 +1,14 @@
-"""The AI's shared map analysis (kingdoms.ai.common): areas a march can cover, checked against a plain flood fill."""
+"""The AI's shared map analysis (kingdoms.ai.common): areas a march can cover, checked against a plain flood fill,
+and planning distance fields, checked against a plain Dijkstra."""
 
 from __future__ import annotations
 
+import heapq
 from collections import deque
 
 import numpy as np
 
-from kingdoms.ai.common import MapInfo, components, map_info
+from kingdoms.ai.common import INF, MapInfo, components, distance_field, map_info
 from kingdoms.mapgen import generate
 from kingdoms.setup import build_state
 
@@ -68,3 +70,38 @@ def test_site_ceilings_are_never_below_the_site_report() -> None:
             assert rep.people_fed <= feeds[i] <= rep.people_fed + 2, (scen.name, i)
             assert rep.full.production <= prod[i], (scen.name, i)
         assert legal > 100
+
+
+def dijkstra_reference(mi: MapInfo, sources: list[int], cost: np.ndarray, limit: float) -> np.ndarray:
+    """Reference field: a heap Dijkstra over the six neighbours, entering a tile costing its cost (INF blocks),
+    tiles beyond `limit` unreached."""
+    out = np.full(mi.n, INF)
+    todo = [(0.0, s) for s in sources]
+    for s in sources:
+        out[s] = 0.0
+    while todo:
+        d, i = heapq.heappop(todo)
+        if d > out[i]:
+            continue
+        for j in mi.nbr_list[i]:
+            nd = d + float(cost[j])
+            if cost[j] < INF and nd <= limit and nd < out[j]:
+                out[j] = nd
+                heapq.heappush(todo, (nd, j))
+    return out
+
+
+def test_distance_field_matches_a_plain_dijkstra() -> None:
+    """The planning field is the exact cheapest cost from the nearest source, as a heap Dijkstra finds it, on
+    half-integer costs (the AIs' troop costs) with blocked tiles, one source or several, with and without a limit."""
+    for seed, kingdoms, size in ((5, 3, (40, 30)), (20261129, 6, (64, 48))):
+        mi = map_info(build_state(generate(seed, kingdoms, size=size), 1).map)
+        rng = np.random.default_rng(seed)
+        for trial in range(6):
+            cost = rng.integers(2, 9, mi.n) / 2.0
+            cost[rng.random(mi.n) < 0.15 * (trial % 3)] = INF
+            sources = [int(i) for i in rng.choice(mi.n, size=1 + trial % 4, replace=False)]
+            limit = INF if trial < 3 else 12.5
+            got = distance_field(mi, sources, cost, limit)
+            assert np.array_equal(got, dijkstra_reference(mi, sources, cost, limit)), (seed, trial)
+            assert got is distance_field(mi, list(reversed(sources)), cost.copy(), limit)  # memoised on its inputs
