@@ -36,7 +36,7 @@ import heapq
 import weakref
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, fields
-from typing import Generic, Protocol, TypeVar
+from typing import Protocol, TypeVar
 
 import numpy as np
 
@@ -112,6 +112,7 @@ class _Net:
     impassable: bytes
     river: bytes  # unbridged river tiles (before cities are taken off)
     ways: Rows[tuple[_Way, ...]]  # per tile: (neighbour, tile straight beyond or -1, its cost)
+    beyond: tuple[tuple[tuple[int, int], ...], ...]  # per tile: (neighbour, tile straight beyond or -1), the layout
     max_cost: int
     q_arr: np.ndarray  # int64 q_of / r_of (for the heuristics)
     r_arr: np.ndarray
@@ -131,8 +132,9 @@ class _Net:
         if out is None and self.plain:  # a believed map: rows made when a search first reaches them
             if len(self.splits) >= 16:
                 del self.splits[next(iter(self.splits))]
-            out = self.splits[key] = (_Rows(lambda u: tuple((v, c) for v, _b, c in self.ways[u] if not key[v])),
-                                      _Rows(lambda u: tuple(w for w in self.ways[u] if key[w[0]])))
+            ways = self.ways
+            out = self.splits[key] = (_Rows(lambda u: tuple([(v, c) for v, _b, c in ways[u] if not key[v]])),
+                                      _Rows(lambda u: tuple([w for w in ways[u] if key[w[0]]])))
         if out is None:
             base = self.splits.get(self.river)
             if base is None or key == self.river:
@@ -158,20 +160,19 @@ class _Net:
 _T = TypeVar("_T")
 
 
-class _Rows(Generic[_T]):
+class _Rows(dict[int, _T]):
     """Per-tile rows of a believed map's net, each made on first use (a believed map serves one kingdom-month,
-    and its searches reach a small part of it)."""
+    and its searches reach a small part of it). A dict whose missing rows are made: a row already made is read
+    at a plain dict's speed in the search loop."""
 
-    __slots__ = ("_make", "_rows")
+    __slots__ = ("_make",)
 
     def __init__(self, make: Callable[[int], _T]) -> None:
+        super().__init__()
         self._make = make
-        self._rows: dict[int, _T] = {}
 
-    def __getitem__(self, u: int) -> _T:
-        row = self._rows.get(u)
-        if row is None:
-            row = self._rows[u] = self._make(u)
+    def __missing__(self, u: int) -> _T:
+        row = self[u] = self._make(u)
         return row
 
     def __len__(self) -> int:
@@ -200,13 +201,14 @@ def net_of(gm: GameMap) -> _Net:
     net = _NETS.get(gm)
     if net is None and gm in _BASES:
         base = net_of(_BASES[gm])
-        nbr = base.nbr
+        nbr, layout = base.nbr, base.beyond
         cost = tuple(gm.move_cost.tolist())
+        cost0 = tuple(np.maximum(gm.move_cost, 0).tolist())
         net = _Net(
             width=gm.width, nbr=nbr, cost=cost, q=base.q, r=base.r,
             impassable=(gm.move_cost <= 0).astype(np.uint8).tobytes(),
             river=(gm.river & ~gm.bridge).astype(np.uint8).tobytes(),
-            ways=_Rows(lambda u: tuple((v, nbr[v][k], max(cost[v], 0)) for k, v in enumerate(nbr[u]) if v >= 0)),
+            ways=_Rows(lambda u: tuple([(v, b, cost0[v]) for v, b in layout[u]])), beyond=layout,
             max_cost=max(max(cost, default=1), 1), q_arr=base.q_arr, r_arr=base.r_arr,
             impassable_arr=np.asarray(gm.move_cost <= 0), zeros=base.zeros, splits={}, weights={}, landmarks=[],
             closed={}, plain=True,
@@ -224,6 +226,7 @@ def net_of(gm: GameMap) -> _Net:
             impassable=(gm.move_cost <= 0).astype(np.uint8).tobytes(),
             river=(gm.river & ~gm.bridge).astype(np.uint8).tobytes(),
             ways=tuple(tuple((v, nbr[v][k], max(cost[v], 0)) for k, v in enumerate(row) if v >= 0) for row in nbr),
+            beyond=tuple(tuple((v, nbr[v][k]) for k, v in enumerate(row) if v >= 0) for row in nbr),
             max_cost=max(max(cost, default=1), 1),
             q_arr=np.asarray(gm.q_of, dtype=np.int64),
             r_arr=np.asarray(gm.r_of, dtype=np.int64),
