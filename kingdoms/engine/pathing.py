@@ -201,14 +201,22 @@ def net_of(gm: GameMap) -> _Net:
     net = _NETS.get(gm)
     if net is None and gm in _BASES:
         base = net_of(_BASES[gm])
-        nbr, layout = base.nbr, base.beyond
+        nbr, layout, base_ways = base.nbr, base.beyond, base.ways
         cost = tuple(gm.move_cost.tolist())
-        cost0 = tuple(np.maximum(gm.move_cost, 0).tolist())
+        clipped = np.maximum(gm.move_cost, 0)
+        cost0 = tuple(clipped.tolist())
+        # a row is the true map's where no neighbour's cost differs (the explored ground: most searches' rows)
+        other = np.append(clipped != np.maximum(_BASES[gm].move_cost, 0), False)
+        own_row = other[gm.nbr].any(axis=1).view(np.uint8).tobytes()  # -1 (off the map) reads the False
+
+        def way_row(u: int) -> tuple[_Way, ...]:
+            return tuple([(v, b, cost0[v]) for v, b in layout[u]]) if own_row[u] else base_ways[u]
+
         net = _Net(
             width=gm.width, nbr=nbr, cost=cost, q=base.q, r=base.r,
             impassable=(gm.move_cost <= 0).astype(np.uint8).tobytes(),
             river=(gm.river & ~gm.bridge).astype(np.uint8).tobytes(),
-            ways=_Rows(lambda u: tuple([(v, b, cost0[v]) for v, b in layout[u]])), beyond=layout,
+            ways=_Rows(way_row), beyond=layout,
             max_cost=max(max(cost, default=1), 1), q_arr=base.q_arr, r_arr=base.r_arr,
             impassable_arr=np.asarray(gm.move_cost <= 0), zeros=base.zeros, splits={}, weights={}, landmarks=[],
             closed={}, plain=True,
