@@ -29,6 +29,8 @@ class Landmark:
 
 #: Water body labels already worked out: (width, height, packed water mask) -> (labels, lake flags).
 _BODIES: dict[tuple[int, int, bytes], tuple[np.ndarray, tuple[bool, ...]]] = {}
+#: Per layout (width, height): each tile's six neighbours and itself, off-map ones as the index n (a blank).
+_AROUND: dict[tuple[int, int], np.ndarray] = {}
 
 
 @dataclass(eq=False)
@@ -182,21 +184,24 @@ class GameMap:
     def _classify_water(self) -> None:
         """Site water class of every tile from the tile and its 6 neighbours (MAP-160)."""
         n = self.width * self.height
-        lake_tile = np.zeros(n, dtype=bool)
-        sea_tile = np.zeros(n, dtype=bool)
+        around = _AROUND.get((self.width, self.height))
+        if around is None:  # the tile and its neighbours, off the map pointing at a blank n: shared by the layout
+            around = np.concatenate([np.where(self.nbr >= 0, self.nbr, n), np.arange(n)[:, None]], axis=1)
+            if len(_AROUND) >= 8:
+                del _AROUND[next(iter(_AROUND))]
+            _AROUND[(self.width, self.height)] = around
         lake_flags = np.array(self.body_is_lake + (False,), dtype=bool)
         has_body = self.body >= 0
+        lake_tile = np.zeros(n, dtype=bool)
         lake_tile[has_body] = lake_flags[self.body[has_body]]
-        sea_tile[has_body] = ~lake_flags[self.body[has_body]]
-        pad = np.concatenate([self.nbr, np.arange(n, dtype=np.int32)[:, None]], axis=1)
-        valid = pad >= 0
-        safe = np.where(valid, pad, 0)
-        river_near = (self.river[safe] & valid).any(axis=1)
-        lake_near = (lake_tile[safe] & valid).any(axis=1)
-        sea_near = (sea_tile[safe] & valid).any(axis=1)
+        # per tile 1 = river or lake, 2 = sea; or-ed over the tile and its neighbours
+        flags = np.zeros(n + 1, dtype=np.uint8)
+        flags[:n] = self.river | lake_tile
+        flags[:n][has_body & ~lake_tile] |= 2
+        near = np.bitwise_or.reduce(flags[around], axis=1)
         wc = np.full(n, 2, dtype=np.int8)
-        wc[sea_near] = 1
-        wc[river_near | lake_near] = 0
+        wc[(near & 2) > 0] = 1
+        wc[(near & 1) > 0] = 0
         self.water_class = wc
 
     # --- lookups ------------------------------------------------------------------------------------
