@@ -49,7 +49,7 @@ from kingdoms.engine.economy import round_half_up
 from kingdoms.engine.pathing import TROOP, slot_of
 from kingdoms.engine.registry import phase
 from kingdoms.engine.visibility import note_told_militia
-from kingdoms.hexgrid import distance, fmt_tile
+from kingdoms.hexgrid import distance, fmt_tile, hex_len
 from kingdoms.state import City, GameState, Unit, side_name
 
 # --- lookups ---------------------------------------------------------------------------------------------
@@ -432,12 +432,12 @@ def fire_towers(ctx: MonthContext) -> None:
 def besiegers(state: GameState, city: City) -> list[Unit]:
     """Enemy fighting troops (shooters and siege trains included) on the city's own land within 2 tiles (SIEGE-150)."""
     out = []
-    for unit in state.units.values():
-        if not unit.spec.fighting or unit.men <= 0 or unit.tile == city.tile:
+    cq, cr, radius = city.q, city.r, rd.BLOCKADE_RADIUS
+    for unit in state.units.values():  # the cheap tests first: most units stand far away
+        dq, dr = unit.q - cq, unit.r - cr
+        if (dq == 0 and dr == 0) or hex_len(dq, dr) > radius or unit.men <= 0 or not unit.spec.fighting:
             continue
-        if distance(unit.tile, city.tile) > rd.BLOCKADE_RADIUS or not state.at_war(city.owner, unit.owner):
-            continue
-        if on_city_land(state, city, unit):
+        if state.at_war(city.owner, unit.owner) and on_city_land(state, city, unit):
             out.append(unit)
     return sorted(out, key=lambda u: u.id)
 
