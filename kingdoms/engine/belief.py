@@ -63,31 +63,44 @@ def believed_state(state: GameState, kingdom: str, sight: Sight | None = None) -
     `sight`: the kingdom's sight of `state` when the caller has it already (views.observation shares one).
     """
     sight = sight or sight_of(state, kingdom)
-    board = state.clone(memory_of=kingdom)
     explored = hex_to_mask(state.kingdoms[kingdom].memory.get("explored", ""), state.map.size) | sight.visible
-    board.map = believed_map(state.map, explored)
-    gm = board.map
+    gm = believed_map(state.map, explored)
     # Foreign units: only those in sight; what is not watched keeps only what a rival sees (INTEL-020, INTEL-040).
+    # Decided on the true state first, so the copy leaves out what the kingdom cannot know.
+    seen: list[int] = []  # in sight: kept, their books closed
+    behind_walls: list[int] = []  # troops in a rival's city in sight: kept as "troops" of a size class
+    kept: set[int] = set()
     for uid, unit in state.units.items():
         if unit.owner == kingdom:
+            kept.add(uid)
             continue
-        mine = board.units[uid]
         if not can_see_unit(state, kingdom, unit, sight):
             inside = inside_foreign_city(state, kingdom, unit) if unit.spec.fighting else None
             if inside is not None and has_fresh_report(state, kingdom, inside.id):
-                continue  # a spy report from this month or last shows the garrison as it is (INTEL-220)
-            if inside is not None and sight.sees(gm, unit.q, unit.r):
-                # Troops behind a rival's walls show only as "troops" of a size class (OPEN-30): keep them,
-                # taken as the estimate takes them (spearmen, untrained, no general).
-                mine.type, mine.xp, mine.morale, mine.hunger, mine.general_id = "spearman", 0.0, 100.0, 0.0, None
-                mine.home_city, mine.standing, mine.standing_meta = None, None, None
-                continue
-            del board.units[uid]
+                kept.add(uid)  # a spy report from this month or last shows the garrison as it is (INTEL-220)
+            elif inside is not None and sight.sees(gm, unit.q, unit.r):
+                kept.add(uid)
+                behind_walls.append(uid)
             continue
+        kept.add(uid)
+        seen.append(uid)
+    # Foreign cities: the known ones, as the kingdom's map shows them (below).
+    known_ids = {cid for cid, city in state.cities.items()
+                 if city.owner == kingdom or known_city_tile(state, kingdom, cid, sight) is not None}
+    board = state.clone(memory_of=kingdom, units=kept, cities=known_ids)
+    board.map = gm
+    for uid in behind_walls:
+        # Troops behind a rival's walls show only as "troops" of a size class (OPEN-30): taken as the estimate
+        # takes them (spearmen, untrained, no general).
+        mine = board.units[uid]
+        mine.type, mine.xp, mine.morale, mine.hunger, mine.general_id = "spearman", 0.0, 100.0, 0.0, None
+        mine.home_city, mine.standing, mine.standing_meta = None, None, None
+    for uid in seen:
+        mine = board.units[uid]
         mine.home_city = None
         mine.standing = None
         mine.standing_meta = None
-        if not watches_unit(state, kingdom, unit, sight):
+        if not watches_unit(state, kingdom, state.units[uid], sight):
             mine.xp, mine.morale, mine.hunger, mine.general_id = 0.0, 100.0, 0.0, None
     board.generals = {gid: g for gid, g in board.generals.items()
                       if g.owner == kingdom or (g.unit_id is not None and g.unit_id in board.units
@@ -96,12 +109,8 @@ def believed_state(state: GameState, kingdom: str, sight: Sight | None = None) -
     # Foreign cities: the known ones, as the kingdom's map shows them; their books stay closed (INTEL-040).
     memory = (state.kingdoms[kingdom].memory.get("cities") or {})
     keep_centres: list[int] = []
-    for cid, city in list(board.cities.items()):
+    for cid, city in board.cities.items():
         if city.owner == kingdom:
-            continue
-        tile = known_city_tile(state, kingdom, cid, sight)
-        if tile is None:
-            del board.cities[cid]
             continue
         if not sight.sees(gm, city.q, city.r) and city.owner != kingdom and not city.is_ruin:
             # out of sight, a city is held by whom the map last saw; the Ruin's holder is public (VIC-130)
