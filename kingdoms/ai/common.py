@@ -83,6 +83,11 @@ class MapInfo:
     via: np.ndarray  # (n, 6): the river tile hopped over, n for a plain step
     edge_to: np.ndarray  # every step u -> v between neighbours, grouped by u (a CSR graph's column indices)
     edge_start: np.ndarray  # (n + 1,): where each tile's steps begin in `edge_to` (the CSR row pointer)
+    # every step or hop a -> b with b < a, once (the march relation is symmetric), and the river tile hopped over
+    # (n for a plain step): the edge list `components` filters
+    pair_from: np.ndarray
+    pair_to: np.ndarray
+    pair_via: np.ndarray
     _dist: dict[int, np.ndarray] = field(default_factory=dict)
     _fields: dict[tuple, np.ndarray] = field(default_factory=dict)
 
@@ -136,6 +141,9 @@ def map_info(gm: GameMap) -> MapInfo:
             hop[over, k] = land[over]
             via[over, k] = v[over]
         on_map = nbr < n
+        hop_from, hop_dir = np.nonzero(hop < n)
+        hop_to = hop[hop_from, hop_dir]
+        once = hop_to < hop_from
         edge_start = np.concatenate(([0], np.cumsum(on_map.sum(axis=1)))).astype(np.int32)
         mi = MapInfo(
             gm=gm, n=n, width=gm.width, height=gm.height, q=gm.q_of.astype(np.int32), r=gm.r_of.astype(np.int32),
@@ -145,6 +153,7 @@ def map_info(gm: GameMap) -> MapInfo:
             land=gm.is_land, water_class=gm.water_class, hop=hop, via=via,
             nbr_cols=tuple(np.ascontiguousarray(nbr[:, k]) for k in range(6)),
             edge_to=nbr[on_map].astype(np.int32), edge_start=edge_start,
+            pair_from=hop_from[once], pair_to=hop_to[once], pair_via=via[hop_from, hop_dir][once],
         )
         _MAPS[gm] = mi
     return mi
@@ -187,13 +196,10 @@ def components(mi: MapInfo, open_: np.ndarray) -> np.ndarray:
     """
     n = mi.n
     nodes = open_ & ~mi.crossing
-    node_ext = np.append(nodes, False)
-    open_ext = np.append(open_, False)
-    edge = node_ext[mi.hop] & ((mi.via == n) | open_ext[np.minimum(mi.via, n)]) & nodes[:, None]
-    src, k = np.nonzero(edge)
-    dst = mi.hop[src, k]
-    keep = dst < src  # each edge once (the relation is symmetric)
-    src, dst = src[keep], dst[keep]
+    open_ext = np.append(open_, False)  # a plain step's via (n) reads False
+    src, dst, via = mi.pair_from, mi.pair_to, mi.pair_via
+    edge = nodes[src] & nodes[dst] & ((via == n) | open_ext[via])
+    src, dst = src[edge], dst[edge]
     parent = np.arange(n)
     while src.size:
         pu, pv = parent[src], parent[dst]
