@@ -122,6 +122,9 @@ class _Net:
     weights: dict[object, bytes]  # heuristic weights per tile, by goal ring or goal set (a few hundred kept)
     landmarks: list[np.ndarray]  # made on first use: distances from and to a few tiles (_landmarks)
     closed: dict[tuple, tuple[bytes, bytes]]  # _closed_land's last few answers
+    nbr_arr: np.ndarray  # gamemap.nbr: (n, 6), -1 off the map
+    steps_all: tuple[tuple[_Edge, ...], ...]  # the true map's rows as (neighbour, cost), no crossing split off
+    own_row: bytes  # a believed map: 1 where a tile's row differs from the true map's (a neighbour's cost does)
     plain: bool = False  # a believed map (engine.belief): searched with the plain hex-distance heuristic only
 
     def split(self, crossing: bytearray) -> Split:
@@ -132,9 +135,18 @@ class _Net:
         if out is None and self.plain:  # a believed map: rows made when a search first reaches them
             if len(self.splits) >= 16:
                 del self.splits[next(iter(self.splits))]
-            ways = self.ways
-            out = self.splits[key] = (_Rows(lambda u: tuple([(v, c) for v, _b, c in ways[u] if not key[v]])),
-                                      _Rows(lambda u: tuple([w for w in ways[u] if key[w[0]]])))
+            ways, steps_all = self.ways, self.steps_all
+            # a row with the true map's steps and no crossing beside it is the true map's, all ordinary steps
+            crossed = np.append(np.frombuffer(key, dtype=np.uint8) > 0, False)[self.nbr_arr].any(axis=1)
+            own = (crossed | (np.frombuffer(self.own_row, dtype=np.uint8) > 0)).view(np.uint8).tobytes()
+
+            def plain_row(u: int) -> tuple[_Edge, ...]:
+                return tuple([(v, c) for v, _b, c in ways[u] if not key[v]]) if own[u] else steps_all[u]
+
+            def river_row(u: int) -> tuple[_Way, ...]:
+                return tuple([w for w in ways[u] if key[w[0]]]) if own[u] else ()
+
+            out = self.splits[key] = (_Rows(plain_row), _Rows(river_row))
         if out is None:
             base = self.splits.get(self.river)
             if base is None or key == self.river:
@@ -219,12 +231,13 @@ def net_of(gm: GameMap) -> _Net:
             ways=_Rows(way_row), beyond=layout,
             max_cost=max(max(cost, default=1), 1), q_arr=base.q_arr, r_arr=base.r_arr,
             impassable_arr=np.asarray(gm.move_cost <= 0), zeros=base.zeros, splits={}, weights={}, landmarks=[],
-            closed={}, plain=True,
+            closed={}, nbr_arr=base.nbr_arr, steps_all=base.steps_all, own_row=own_row, plain=True,
         )
         _NETS[gm] = net
     if net is None:
         nbr = tuple(tuple(int(j) for j in row) for row in gm.nbr)
         cost = tuple(int(c) for c in gm.move_cost)
+        ways = tuple(tuple((v, nbr[v][k], max(cost[v], 0)) for k, v in enumerate(row) if v >= 0) for row in nbr)
         net = _Net(
             width=gm.width,
             nbr=nbr,
@@ -233,7 +246,7 @@ def net_of(gm: GameMap) -> _Net:
             r=tuple(int(x) for x in gm.r_of),
             impassable=(gm.move_cost <= 0).astype(np.uint8).tobytes(),
             river=(gm.river & ~gm.bridge).astype(np.uint8).tobytes(),
-            ways=tuple(tuple((v, nbr[v][k], max(cost[v], 0)) for k, v in enumerate(row) if v >= 0) for row in nbr),
+            ways=ways,
             beyond=tuple(tuple((v, nbr[v][k]) for k, v in enumerate(row) if v >= 0) for row in nbr),
             max_cost=max(max(cost, default=1), 1),
             q_arr=np.asarray(gm.q_of, dtype=np.int64),
@@ -244,6 +257,9 @@ def net_of(gm: GameMap) -> _Net:
             weights={},
             landmarks=[],
             closed={},
+            nbr_arr=gm.nbr,
+            steps_all=tuple(tuple((v, c) for v, _b, c in row) for row in ways),
+            own_row=bytes(gm.size),
         )
         _NETS[gm] = net
     return net
