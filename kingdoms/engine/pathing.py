@@ -229,7 +229,7 @@ def net_of(gm: GameMap) -> _Net:
             impassable=(gm.move_cost <= 0).astype(np.uint8).tobytes(),
             river=(gm.river & ~gm.bridge).astype(np.uint8).tobytes(),
             ways=_Rows(way_row), beyond=layout,
-            max_cost=max(max(cost, default=1), 1), q_arr=base.q_arr, r_arr=base.r_arr,
+            max_cost=max(int(gm.move_cost.max(initial=1)), 1), q_arr=base.q_arr, r_arr=base.r_arr,
             impassable_arr=np.asarray(gm.move_cost <= 0), zeros=base.zeros, splits={}, weights={}, landmarks=[],
             closed={}, nbr_arr=base.nbr_arr, steps_all=base.steps_all, own_row=own_row, plain=True,
         )
