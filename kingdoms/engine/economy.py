@@ -783,7 +783,12 @@ def site_ceilings(gm: GameMap) -> tuple[np.ndarray, np.ndarray]:
     (no improvements, the largest size bonus and focus a ring may have), each rounded up with room to spare.
 
     Never below the report's figures, so a planner may skip the tiles whose ceiling cannot beat a site it holds.
+    A pure function of the map: kept per map (a kingdom's believed map is reused while its explored map stands),
+    read-only.
     """
+    got = _CEILINGS.get(gm)
+    if got is not None:
+        return got
     n = gm.size
     food = np.maximum(gm.food.astype(np.float64), 0.0)
     prod = np.maximum(gm.prod.astype(np.float64), 0.0)
@@ -796,7 +801,13 @@ def site_ceilings(gm: GameMap) -> tuple[np.ndarray, np.ndarray]:
     bonus = max(rd.size_bonus(p) for p in (rd.COLONIST_PEOPLE, *(rd.PEOPLE_PER_WORKED_TILE * k for k in range(1, 7))))
     production = np.maximum(1.0, (np.maximum(prod, rd.CENTRE_MIN_PROD) + ring_prod) * bonus * max(rd.FOCUS_PROD.values())
                             * rd.PROD_FACTOR + 1.0)
+    feeds.flags.writeable = False
+    production.flags.writeable = False
+    _CEILINGS[gm] = (feeds, production)
     return feeds, production
+
+
+_CEILINGS: weakref.WeakKeyDictionary[GameMap, tuple[np.ndarray, np.ndarray]] = weakref.WeakKeyDictionary()
 
 
 def rank_sites(reports: Iterable[SiteReport], origin: Tile | None = None) -> list[SiteReport]:
