@@ -55,6 +55,7 @@ from kingdoms.ai.common import (
 from kingdoms.ai.passive import keep_head
 from kingdoms.engine.pathing import slot_of_type
 from kingdoms.engine.sight import neighbourhood
+from kingdoms.gamemap import WATER_CLASSES
 from kingdoms.orders.models import (
     AssignGeneral,
     Attack,
@@ -88,6 +89,8 @@ SITE_FEEDS = 0.6
 SITE_PROD = 2.0
 SITE_WATER = 5.0
 SITE_MIN_SCORE = 9.0
+#: Growth by site water (rd.WATER_GROWTH), indexed by a map's water class code (gamemap.WATER_CLASSES)
+WATER_GROWTH_BY_CLASS = np.array([rd.WATER_GROWTH[w] for w in WATER_CLASSES])
 
 
 @dataclass(frozen=True, slots=True)
@@ -589,9 +592,10 @@ class Ruler:
         score[mi.dist_from(self.cap_idx) > far] = -INF
         # the candidates by the most a site there could be worth, best first: once that cannot reach the best
         # found (nor the least worth taking), no later one can, so their reports are never made
+        # (a site's water is its centre's water class on the believed map, as the site report reads it: exact)
         feeds_cap, prod_cap = p.obs.site_ceilings
-        water_cap = max(rd.WATER_GROWTH.values())
-        ceiling = score + SITE_FEEDS * feeds_cap / 1000.0 + SITE_PROD * prod_cap + SITE_WATER * water_cap
+        water = WATER_GROWTH_BY_CLASS[p.obs.believed.map.water_class]
+        ceiling = score + SITE_FEEDS * feeds_cap / 1000.0 + SITE_PROD * prod_cap + SITE_WATER * water
         cands = cands[score[cands] > -INF / 2]
         cands = cands[np.argsort(-ceiling[cands], kind="stable")]
         best = None
