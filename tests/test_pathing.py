@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import heapq
 
+import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kingdoms.engine.belief import believed_map
 from kingdoms.engine.land import found_city
 from kingdoms.engine.pathing import (
     CROSS,
@@ -18,8 +20,11 @@ from kingdoms.engine.pathing import (
     find_route,
     months_to_reach,
     nearest_reachable,
+    net_of,
     reachable,
 )
+from kingdoms.mapgen import generate
+from kingdoms.setup import build_state
 from kingdoms.state import Camp
 from tests.builders import add, corridor, world
 
@@ -280,3 +285,29 @@ def test_open_66_route_months_match_an_exhaustive_reference(letters, kind, a, b)
     found = find_route(Ground(state, unit), {b})
     expected = _reference_months(state, unit, gm.tile(b))
     assert (found.months if found is not None else None) == expected
+
+
+# --- a believed map's net (engine.belief) ---------------------------------------------------------------------
+
+
+def test_intel_050_a_believed_maps_rows_are_those_of_the_same_ground_built_afresh():
+    """INTEL-050: a believed map's search rows (made on first use, the true map's reused where the ground around
+    a tile is the same) equal the rows of a map of that very ground built on its own, for every tile, with the
+    river crossings as they stand and with cities taken off them."""
+    gm = build_state(generate(5, 3, size=(40, 30)), 1).map
+    rng = np.random.default_rng(5)
+    for share in (0.3, 0.7, 0.95):
+        explored = rng.random(gm.size) < share
+        bm = believed_map(gm, explored)
+        fresh = gm.with_ground(bm.terrain.copy(), bm.river.copy(), bm.bridge.copy())  # no derived_map: full rows
+        got, want = net_of(bm), net_of(fresh)
+        assert got.plain and not want.plain
+        river = bytearray(want.river)
+        towns = bytearray(river)
+        for i in np.flatnonzero(np.frombuffer(want.river, dtype=np.uint8))[::3].tolist():
+            towns[i] = 0  # a city on a river tile is an ordinary tile (OPEN-65)
+        for crossing in (river, towns):
+            (plain, rivers), (plain0, rivers0) = got.split(crossing), want.split(crossing)
+            for u in range(gm.size):
+                assert got.ways[u] == want.ways[u], u
+                assert plain[u] == plain0[u] and rivers[u] == rivers0[u], u
