@@ -268,3 +268,20 @@ def test_extra_attributes_are_deep_copied() -> None:
     twin = state.clone()
     twin.scratch_note["a"].append(2)  # type: ignore[attr-defined]
     assert state.scratch_note == {"a": [1]}  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("make", [played_state, tiny_state])
+def test_clone_of_some_units_and_cities_keeps_those_in_order_and_copies_them(make) -> None:
+    """clone(units=, cities=) (a believed board leaving out what its kingdom cannot know): only the ids given, in
+    the original's order, each copied as a full clone copies it; everything else as in a full clone."""
+    state = make()
+    units, cities = list(state.units)[::2], list(state.cities)[1::2]
+    part = state.clone(units=set(units), cities=set(cities))
+    full = state.clone()
+    assert list(part.units) == units and list(part.cities) == cities
+    for uid in units:
+        assert _same(part.units[uid], full.units[uid]) and part.units[uid] is not state.units[uid]
+    for cid in cities:
+        assert _same(part.cities[cid], full.cities[cid]) and part.cities[cid] is not state.cities[cid]
+    part.units, part.cities = full.units, full.cities
+    assert _same(part, full)
