@@ -95,6 +95,7 @@ COLONIST_MIN_MONTHS: Final = 5
 
 # --- Buildings and improvements (BUILD-010..110) -------------------------------------------------------
 BUILDINGS: Final = {"palisade": 10, "walls": 25, "forge": 80, "stable": 60, "barracks": 25}  # BUILD-010
+BUILDING_NEEDS: Final = {"walls": "palisade"}  # BUILD-030: stone walls rise only on a palisade
 IMPROVEMENTS: Final = {"farm": 15, "granary": 20, "workshop": 20}
 IMPROVEMENT_TERRAIN: Final = {"farm": (G, P), "granary": (G, P), "workshop": (F, H)}
 UNIQUE_IMPROVEMENTS: Final = ("granary", "workshop")
@@ -361,6 +362,12 @@ def full_militia(people: int, capital: bool, month: int) -> int:
             full = max(full, YOUNG_REALM_MILITIA)
         return full
     return min(MILITIA_CAP, int(people * MILITIA_SHARE + 0.5))
+
+
+def missing_need(building: str, have: set[str], planned: set[str]) -> str | None:
+    """The building `building` waits for that the city neither has nor queues before it (BUILD-030), else None."""
+    need = BUILDING_NEEDS.get(building)
+    return need if need is not None and need not in have and need not in planned else None
 
 
 def walls_ceiling(buildings: Iterable[str], ruin: bool = False) -> float:

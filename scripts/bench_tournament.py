@@ -22,26 +22,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from kingdoms.bench import TOURNAMENT_CONFIG as CONFIG  # the same tournament `kingdoms bench` times
 from kingdoms.tournament.runner import run
 from kingdoms.tournament.store import TournamentStore
-
-CONFIG = """
-name = "bench"
-seed = 9
-rounds = {rounds}
-{months}
-[[entrants]]
-name = "std_a"
-ai = "standard"
-[[entrants]]
-name = "std_b"
-ai = "standard"
-[[entrants]]
-name = "std_c"
-ai = "standard"
-[[scenarios]]
-name = "three_kingdoms"
-"""
 
 
 def _children_cpu() -> float:

@@ -1419,10 +1419,10 @@ class Ruler:
             if name in rd.BUILDINGS:
                 if name in have or name in planned:
                     continue
-                if name == "walls" and "palisade" not in have and "palisade" not in planned:
+                if rd.missing_need(name, have, planned):
                     continue
             elif name in rd.IMPROVEMENTS:
-                if name in ("granary", "workshop") and (name in kinds or name in planned):
+                if name in rd.UNIQUE_IMPROVEMENTS and (name in kinds or name in planned):
                     continue
                 if it.tile is not None:
                     pass

@@ -87,7 +87,7 @@ def plan_queue(state: GameState, city: City, items: list[Any]) -> list[QueueEntr
             if item in planned:
                 raise OrderFailed("duplicate_item", f"{where}: {item} is already in this queue; a city builds "
                                                     "each building once")
-            if item == "walls" and "palisade" not in have and "palisade" not in planned:
+            if rd.missing_need(item, have, planned):
                 raise OrderFailed("needs_palisade", f"{where}: stone walls are raised on a palisade; queue "
                                                     "palisade before walls")
             planned.add(item)

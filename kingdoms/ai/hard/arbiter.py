@@ -107,7 +107,7 @@ def city_queue(an: Analysis, c: OwnCity, builds: list[Build]) -> SetProduction |
         if name in rd.BUILDINGS:
             if name in have or name in planned:
                 continue
-            if name == "walls" and "palisade" not in have and "palisade" not in planned:
+            if rd.missing_need(name, have, planned):
                 continue
         elif name in rd.IMPROVEMENTS:
             if name in rd.UNIQUE_IMPROVEMENTS and (name in kinds or name in planned):
