@@ -8,7 +8,7 @@ from __future__ import annotations
 import heapq
 
 import numpy as np
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from kingdoms.engine.belief import believed_map
@@ -235,18 +235,19 @@ def test_months_to_reach_and_nearest_reachable():
 
 
 def _reference_months(state, unit, goal):
-    """Fewest months to `goal` by the rules, exhaustively over (tile, month, moves used) — no own/foreign units."""
+    """Fewest months to `goal` by the rules, exhaustively over (tile, month, moves used) — no own/foreign units.
+    None when no way leads there (the search ends: a tile with the same moves used is visited once)."""
     gm = state.map
     full = unit.spec.moves
     start = gm.index(unit.q, unit.r)
     goal_i = gm.index(*goal)
-    seen = set()
+    seen = set()  # (tile, moves used): the heap pops each first at its fewest months, and later is never better
     heap = [(0, 0, start)]
     while heap:
         m, s, i = heapq.heappop(heap)
-        if (i, m, s) in seen:
+        if (i, s) in seen:
             continue
-        seen.add((i, m, s))
+        seen.add((i, s))
         if i == goal_i:
             return m + (1 if s > 0 or i != start else 0)
         for k in range(6):
@@ -272,6 +273,7 @@ def _reference_months(state, unit, goal):
 @given(st.lists(st.sampled_from("GGGPPFHMg"), min_size=48, max_size=48), st.sampled_from(["levy", "cavalry",
                                                                                             "catapult"]),
        st.integers(0, 47), st.integers(0, 47))
+@example(list("GGGGGGGG" + "MMMMMMMM" + "G" * 32), "levy", 0, 40)  # walled off by mountains: no route at all
 def test_open_66_route_months_match_an_exhaustive_reference(letters, kind, a, b):
     """OPEN-66, MOVE-020, MOVE-270: find_route's months equal the fewest months found by brute force (no units)."""
     from kingdoms.gamemap import GameMap
