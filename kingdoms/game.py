@@ -30,7 +30,7 @@ from kingdoms.engine.victory import captures as captures_of
 from kingdoms.gamemap import GameMap
 from kingdoms.orders.models import ORDER_ADAPTER
 from kingdoms.orders.syntax import OrderError, ParsedOrder, ParseResult, echo_text, format_order, parse_orders
-from kingdoms.state import GameState, diff_states, hash_of_data
+from kingdoms.state import GameState, diff_states
 from kingdoms.storage import (
     DEFAULT_BUSY_TIMEOUT_S,
     DiskFull,
@@ -199,7 +199,8 @@ class Game:
                         token = secrets.token_urlsafe(18)
                         tokens[kid] = token
                         store.add_seat(kid, kd.ruler, kd.name, controllers.get(kid, "agent"), token)
-                    store.save_month(state.month, state.to_dict(), state.state_hash())
+                    digest, body = state.stored_form()
+                    store.save_month(state.month, body, digest)
                 busy, _, _ = store.db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
                 if busy:
                     raise StorageError(f"{tmp} could not be completed (its log could not be folded in): try again",
@@ -489,8 +490,8 @@ class Game:
         events = [{"kind": e.kind, "text": e.text, "audience": e.audience, "data": e.data} for e in result.events]
         outcomes = [{"kingdom": o.kingdom, "position": o.position, "text": o.text, "ok": int(o.ok), "result": o.result,
                      "code": o.code or ""} for o in result.outcomes]
-        data = nxt.to_dict()
-        done = self.store.commit_resolution(state.month, data, hash_of_data(data), events, outcomes,
+        digest, body = nxt.stored_form()
+        done = self.store.commit_resolution(state.month, body, digest, events, outcomes,
                                            {"month_opened_at": self.clock()})
         if done:
             self._remember(state.month + 1, nxt)

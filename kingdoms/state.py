@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+import weakref
 from collections.abc import Container
 from dataclasses import dataclass, field
 from typing import Any
@@ -302,6 +303,20 @@ class GameState:
         data["owner"] = self.owner.tolist()
         return data
 
+    def stored_form(self) -> tuple[str, bytes]:
+        """(state_hash, the JSON the game file keeps) made from one `to_dict`-like dump: the JSON has `to_dict`'s
+        keys in its order, so loading it gives `to_dict()` back (json.loads), and the hash is `state_hash()`'s.
+
+        Faster than `to_dict` + `hash_of_data` + json.dumps: the owner array's JSON is made once for both (and
+        kept per map while the array is unchanged, `_owner_json`), and the stored JSON is written by pydantic's
+        serializer (its floats round-trip exactly; NaN and Infinity as Python's json writes them).
+        """
+        data = _ADAPTER.dump_python(self, mode="json", exclude={"owner", "map"})
+        owner = _owner_json(self)
+        digest = hashlib.sha256(_canonical_text(data, owner).encode()).hexdigest()[:32]
+        body = _STORE_ADAPTER.dump_json(data)
+        return digest, b"".join((body[:-1], b',"owner":', owner.encode(), b"}"))
+
     @classmethod
     def from_dict(cls, data: Json, game_map: GameMap) -> GameState:
         """The state `to_dict` gave, with every dict and list in the order it was saved; id-keyed dicts are then
@@ -317,10 +332,40 @@ class GameState:
 
     def state_hash(self) -> str:
         """Canonical hash of the whole state: replaying the same orders must reproduce it."""
-        return hash_of_data(self.to_dict())
+        data = _ADAPTER.dump_python(self, mode="json", exclude={"owner", "map"})
+        return hashlib.sha256(_canonical_text(data, _owner_json(self)).encode()).hexdigest()[:32]
 
 
 _ADAPTER: TypeAdapter[GameState] = TypeAdapter(GameState)
+#: Writes a `to_dict` body (plain JSON data) as JSON bytes, keys in their order, NaN/Infinity as json.dumps does.
+_STORE_ADAPTER: TypeAdapter[Json] = TypeAdapter(Json, config=ConfigDict(ser_json_inf_nan="constants"))
+
+#: Per map: the owner array's bytes and its JSON, so a month whose tile owners did not change reuses the text.
+#: Never stale: the text is reused only when the array's bytes (and dtype) equal the ones it was made from.
+_OWNER_JSON: weakref.WeakKeyDictionary[GameMap, tuple[str, bytes, str]] = weakref.WeakKeyDictionary()
+
+
+def _owner_json(state: GameState) -> str:
+    """json.dumps(state.owner.tolist()) (compact), reused while the map's owner array holds the same values."""
+    owner = state.owner
+    raw = owner.tobytes()
+    kind = owner.dtype.str
+    got = _OWNER_JSON.get(state.map) if state.map is not None else None
+    if got is not None and got[0] == kind and got[1] == raw:
+        return got[2]
+    text = json.dumps(owner.tolist(), separators=(",", ":"))
+    if state.map is not None:
+        _OWNER_JSON[state.map] = (kind, raw, text)
+    return text
+
+
+def _canonical_text(data: Json, owner: str) -> str:
+    """The sorted-key compact JSON of `data` with an "owner" key whose JSON is `owner`: the text hash_of_data
+    hashes for the whole `to_dict`, made key by key so the owner's text is not made again."""
+    keys = sorted([*data, "owner"])
+    parts = [f"{json.dumps(k)}:{owner if k == 'owner' else json.dumps(data[k], sort_keys=True, separators=(',', ':'))}"
+             for k in keys]
+    return "{" + ",".join(parts) + "}"
 
 
 def side_name(state: GameState, owner: str) -> str:

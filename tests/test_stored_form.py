@@ -1,0 +1,72 @@
+"""GameState.stored_form: the hash and the stored JSON made in one go are exactly `hash_of_data(to_dict())` and
+JSON that loads back to `to_dict()` (keys in order), including after the tile owners change (the owner JSON
+kept per map is reused only while the array is unchanged)."""
+
+from __future__ import annotations
+
+import json
+import math
+import zlib
+from pathlib import Path
+
+from kingdoms.engine.month import resolve_month
+from kingdoms.game import Game
+from kingdoms.state import GameState, hash_of_data
+from kingdoms.storage import _pack, _unpack
+
+from .conftest import tiny_state
+
+
+def _same_as_to_dict(state: GameState) -> None:
+    """stored_form agrees with to_dict + hash_of_data, and its JSON loads to to_dict in content and key order."""
+    data = state.to_dict()
+    digest, body = state.stored_form()
+    assert digest == hash_of_data(data) == state.state_hash()
+    # json.dumps compares key order too, and NaN as text (NaN != NaN as a float)
+    assert json.dumps(json.loads(body)) == json.dumps(data)
+    assert json.dumps(_unpack(_pack(body))) == json.dumps(_unpack(_pack(data)))
+
+
+def test_stored_form_is_to_dict_and_its_hash_with_awkward_values() -> None:
+    """Non-ASCII text, a huge seed, tiny and huge floats, NaN in a float field, an infinity inside a ledger,
+    unsorted nested keys: the same hash and the same loaded structure as the plain to_dict path."""
+    state = tiny_state()
+    state.seed = 2**70 + 3
+    city = next(iter(state.cities.values()))
+    city.name = "Zhé\u2028\"quoted\"\\"
+    city.grain = float("nan")
+    city.store = 1e-7
+    city.happiness = 1.5e17
+    city.last = {"z": 1, "a": [0.1 + 0.2, 5e-324, math.inf], "m": {"10": 1, "2": {"y": None, "b": True}}}
+    state.kingdoms["wei"].memory = {"reports": {"10": {"a": 1}, "2": {"b": 2}}, "explored": "ff"}
+    _same_as_to_dict(state)
+
+
+def test_owner_json_follows_the_owner_array() -> None:
+    """The owner text kept per map is used only for the very array it was made from: changing a tile's owner,
+    or hashing another state of the same map with other owners, gives what the uncached path gives."""
+    state = tiny_state()
+    other = state.clone()
+    _same_as_to_dict(state)
+    free = int((state.owner == -1).nonzero()[0][0])
+    state.owner[free] = next(iter(state.cities))
+    _same_as_to_dict(state)
+    assert state.stored_form()[0] != other.stored_form()[0]
+    _same_as_to_dict(other)
+    _same_as_to_dict(state)
+    state.owner = state.owner.astype("int64")  # another dtype of the same values: the same JSON and hash
+    _same_as_to_dict(state)
+
+
+def test_resolved_months_are_stored_as_they_are_in_memory(tmp_game_path: Path) -> None:
+    """A game's stored months (the JSON stored_form made) load to the states the game holds in memory."""
+    game, _ = Game.create(tmp_game_path, tiny_state(), scenario="tiny", controllers={"wei": "ai", "shu": "ai"})
+    for _ in range(3):
+        game.play_ai_seats()
+    for month in game.store.month_hashes():
+        blob, digest = game.store.db.execute("SELECT state, hash FROM months WHERE month = ?", [month]).fetchone()
+        state = game.state(month)
+        assert json.dumps(json.loads(zlib.decompress(blob))) == json.dumps(state.to_dict())
+        assert digest == state.state_hash()
+    assert resolve_month(game.state(), {}).state.stored_form()[0] == resolve_month(game.state(), {}).state.state_hash()
+    game.close()
