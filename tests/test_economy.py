@@ -550,3 +550,13 @@ def test_city_290_land_counts_land_tiles_without_the_centre_or_water():
     tiles = state.city_tiles(city.id)
     assert len(tiles) == 7
     assert eco.land_tile_count(state, [gm.index(*t) for t in tiles], gm.index(4, 4)) == 4
+
+
+def test_open_74_flat_index_order_is_row_then_q_order() -> None:
+    """OPEN-74's tie-break (lowest r, then lowest q) is the order of flat indices, which worked_indices sorts by:
+    on a map whose rows shift q below 0."""
+    gm = GameMap.from_rows(["G" * 7] * 6)
+    tiles = [gm.tile(i) for i in range(gm.size)]
+    assert sorted(range(gm.size), key=lambda i: (tiles[i][1], tiles[i][0])) == list(range(gm.size))
+    assert min(q for q, _ in tiles) < 0
+

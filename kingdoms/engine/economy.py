@@ -54,6 +54,7 @@ def map_lists(gm: GameMap) -> tuple[list[int], list[int], list[int], list[int]]:
     return got
 
 
+
 # --- who stands where ---------------------------------------------------------------------------------------
 
 
@@ -77,10 +78,11 @@ def land_by_city(state: GameState) -> dict[int, list[int]]:
     if held.size:
         ids = owner[held]
         order = np.argsort(ids, kind="stable")
-        held, ids = held[order], ids[order]
-        cuts = np.flatnonzero(np.diff(ids)) + 1
-        for chunk in np.split(held, cuts):
-            out[int(owner[chunk[0]])] = [int(i) for i in chunk]
+        tiles, ids = held[order].tolist(), ids[order]
+        starts = [0, *(np.flatnonzero(np.diff(ids)) + 1).tolist()]
+        ends = [*starts[1:], len(tiles)]
+        for cid, a, b in zip(ids[starts].tolist(), starts, ends, strict=True):
+            out[cid] = tiles[a:b]
     return out
 
 
@@ -140,9 +142,12 @@ class CityFrame:
     def __post_init__(self) -> None:
         """Tile yields of its land, read once: terrain + river, +1 for a farm; the centre at least 2 / 1 (CITY-080)."""
         food, prod, _, _ = map_lists(self.state.map)
-        farms = {i for i, k in self.improvements.items() if k == "farm"}
-        foods = {i: food[i] + (rd.FARM_FOOD_BONUS if i in farms else 0) for i in self.tiles}
-        prods = {i: prod[i] for i in self.tiles}
+        tiles = self.tiles
+        foods = {i: food[i] for i in tiles}
+        for i, kind in self.improvements.items():
+            if kind == "farm" and i in foods:
+                foods[i] += rd.FARM_FOOD_BONUS
+        prods = {i: prod[i] for i in tiles}
         c = self.centre
         foods[c] = max(foods.get(c, food[c]), rd.CENTRE_MIN_FOOD)
         prods[c] = max(prods.get(c, prod[c]), rd.CENTRE_MIN_PROD)
@@ -191,14 +196,23 @@ def frame(state: GameState, city: City, board: Board | None = None) -> CityFrame
     """Read a real city from the state (or from a phase's `board` index)."""
     gm = state.map
     if board is None:
-        board = Board(state, {city.id: [int(i) for i in np.flatnonzero(state.owner == city.id)]}, fighting_by_tile(state))
-    tiles = tuple(board.tiles(city))
+        board = Board(state, {city.id: np.flatnonzero(state.owner == city.id).tolist()}, fighting_by_tile(state))
+    held = board.tiles(city)
+    tiles = tuple(held)
     centre = gm.index(city.q, city.r)
     if centre not in tiles:
         tiles = (centre, *tiles)
-    troop_men = sum(u.men for u in board.own_troops_on_land(city))
+    troop_men = 0
+    occupied: frozenset[int] = frozenset()
+    troops = board.troops
+    stood = troops.keys() & tiles  # the tiles of its land with fighting troops: most have none
+    if stood:
+        # as Board.own_troops_on_land (troops on the land held) and Board.occupied (on the frame's tiles)
+        owner = city.owner
+        troop_men = sum(u.men for i in stood if i != centre or centre in held for u in troops[i] if u.owner == owner)
+        occupied = frozenset(i for i in tiles if i in stood for u in troops[i] if occupies(state, u, owner))
     return CityFrame(state, city, city.people, centre, tiles, improvements_of(state, city),
-                     board.occupied(city, tiles), troop_men, is_court(state, city))
+                     occupied, troop_men, is_court(state, city))
 
 
 # --- worked tiles (CITY-020, CITY-040, OPEN-48, OPEN-92) ----------------------------------------------------
@@ -206,17 +220,17 @@ def frame(state: GameState, city: City, board: Board | None = None) -> CityFrame
 
 def _keys(f: CityFrame) -> tuple[Callable[[int], tuple[int, ...]], Callable[[int], tuple[int, ...]]]:
     """Sort keys of a city's tiles: most food first (then production), most production first (then food); ties
-    lowest r, then lowest q (OPEN-74)."""
-    _, _, rs, qs = map_lists(f.state.map)
+    lowest r, then lowest q (OPEN-74). The flat index is r * width + a column that grows with q within a row, so
+    ordering by it is ordering by (r, q)."""
     foods, prods = f.foods, f.prods
 
     def food_key(i: int) -> tuple[int, ...]:
         """Most food first."""
-        return (-foods[i], -prods[i], rs[i], qs[i])
+        return (-foods[i], -prods[i], i)
 
     def prod_key(i: int) -> tuple[int, ...]:
         """Most production first."""
-        return (-prods[i], -foods[i], rs[i], qs[i])
+        return (-prods[i], -foods[i], i)
 
     return food_key, prod_key
 
@@ -233,7 +247,8 @@ def worked_indices(f: CityFrame, focus: str) -> list[int]:
     alternates, taking the top food tile and then the top production tile. Held water counts (OPEN-48);
     occupied tiles are skipped (OPEN-92). Ties: lowest r, then lowest q (OPEN-74).
     """
-    cands = [i for i in f.tiles if i != f.centre and i not in f.occupied]
+    centre, occupied = f.centre, f.occupied
+    cands = [i for i in f.tiles if i != centre and i not in occupied]
     n = worked_count(f.people, len(cands))
     if n == 0:
         return []
@@ -265,7 +280,8 @@ def worked_indices(f: CityFrame, focus: str) -> list[int]:
 
 def harvest_of(f: CityFrame, worked: Iterable[int]) -> float:
     """(3 + centre food + worked food, +3 with a working granary) x harvest multiplier (CITY-090, OPEN-6)."""
-    base = rd.HARVEST_BASE + f.food(f.centre) + sum(f.food(i) for i in worked)
+    foods = f.foods
+    base = rd.HARVEST_BASE + foods[f.centre] + sum([foods[i] for i in worked])
     if f.working("granary"):
         base += rd.GRANARY_HARVEST_BONUS
     return base * rd.harvest_multiplier(f.people)
@@ -273,7 +289,8 @@ def harvest_of(f: CityFrame, worked: Iterable[int]) -> float:
 
 def capacity_of(f: CityFrame) -> int:
     """People the city's land feeds: harvest with every unoccupied tile worked / 0.6 per 1,000 (CITY-150, OPEN-47)."""
-    everything = [i for i in f.tiles if i != f.centre and i not in f.occupied]
+    centre, occupied = f.centre, f.occupied
+    everything = [i for i in f.tiles if i != centre and i not in occupied]
     return round_half_up(harvest_of(f, everything) * 1000 / rd.PEOPLE_EAT_PER_1000)
 
 
@@ -283,7 +300,8 @@ def production_of(f: CityFrame, worked: Iterable[int], focus: str) -> int:
     The size bonus grows with the square root of the people: one big city outproduces the same land and people
     split (CITY-250). Workshop bonus when working: 1 + 12% of the base production collected (OPEN-46); halves round up (OPEN-45).
     """
-    base = f.prod(f.centre) + sum(f.prod(i) for i in worked)
+    prods = f.prods
+    base = prods[f.centre] + sum([prods[i] for i in worked])
     bonus = rd.WORKSHOP_FLAT + rd.WORKSHOP_SHARE * base if f.working("workshop") else 0.0
     raw = (base + bonus) * rd.size_bonus(f.people) * rd.FOCUS_PROD[focus] * rd.PROD_FACTOR
     out = max(1, round_half_up(raw))
@@ -577,6 +595,7 @@ def outlook_of(f: CityFrame, focus: str, *, restless: bool = False, blockaded: b
     state = f.state
     city = f.city
     gm = state.map
+    _, _, rs, qs = map_lists(gm)
     worked = worked_indices(f, focus)
     full = harvest_of(f, worked)
     harvest = 0.0 if blockaded else (full * 0.5 if restless else full)
@@ -594,10 +613,11 @@ def outlook_of(f: CityFrame, focus: str, *, restless: bool = False, blockaded: b
     if reason is None and dan <= EPS:
         reason = "at the people its land feeds" if f.people >= capacity else (
             "no surplus" if net <= EPS else None)
+    land = land_tile_count(state, f.tiles, f.centre)
     return CityOutlook(
         focus=focus,
         people=f.people,
-        worked=tuple(gm.tile(i) for i in worked),
+        worked=tuple((qs[i], rs[i]) for i in worked),
         harvest_multiplier=rd.harvest_multiplier(f.people),
         harvest_full=full,
         harvest=harvest,
@@ -612,8 +632,8 @@ def outlook_of(f: CityFrame, focus: str, *, restless: bool = False, blockaded: b
         no_growth=reason,
         granary_cap=gcap,
         store_cap=store_cap(city, gross),
-        land_tiles=land_tile_count(state, f.tiles, f.centre),
-        next_tile_people=next_tile_at(state, f.tiles, f.centre),
+        land_tiles=land,
+        next_tile_people=None if len(f.tiles) >= rd.MAX_CITY_TILES else rd.next_tile_people(land),  # next_tile_at
         reach=rd.land_reach(f.people),
         water=water,
         drill_cap=rd.drill_cap(f.people),
@@ -659,22 +679,25 @@ def free_sites(state: GameState, city: City, kind: str, taken: Iterable[Tile] = 
     """
     f = frame(state, city, board)
     gm = state.map
+    _, _, rs, qs = map_lists(gm)
+    terrain = gm.terrain
     blocked = set(f.improvements) | {gm.index(*t) for t in taken}
     allowed = rd.IMPROVEMENT_TERRAIN[kind]
-    sites = [i for i in f.tiles if i != f.centre and i not in blocked and int(gm.terrain[i]) in allowed]
+    sites = [i for i in f.tiles if i != f.centre and i not in blocked and int(terrain[i]) in allowed]
     centre = (city.q, city.r)
     worked = set(worked_indices(f, city.focus))
+    foods, prods = f.foods, f.prods
 
     def key(i: int) -> tuple[int, ...]:
-        dist = distance(centre, gm.tile(i))
-        tail = (int(gm.r_of[i]), int(gm.q_of[i]))
+        """Ties by flat index: (r, q) order, as in _keys."""
+        dist = distance(centre, (qs[i], rs[i]))
         if kind == "farm":
-            return (0 if i in worked else 1, -f.food(i), -f.prod(i), dist, *tail)
+            return (0 if i in worked else 1, -foods[i], -prods[i], dist, i)
         if kind == "granary":
-            return (dist, f.food(i), *tail)
-        return (dist, -f.prod(i), *tail)
+            return (dist, foods[i], i)
+        return (dist, -prods[i], i)
 
-    return [gm.tile(i) for i in sorted(sites, key=key)]
+    return [(qs[i], rs[i]) for i in sorted(sites, key=key)]
 
 
 # --- progress of the head of the queue (BUILD-230) ----------------------------------------------------------
