@@ -549,11 +549,12 @@ class Game:
                 decision = self.ai_decider(self, kid, controller)
                 text = decision if isinstance(decision, str) else decision.orders
                 note = None if isinstance(decision, str) else decision.note
-                if text.strip():
-                    self.issue(kid, text, month=state.month)
-                if note:
-                    self.store.add_note(state.month, kid, "note", note, self.clock())
-                self.mark_ended(kid, "ai", month=state.month)
+                with self.store.write():  # the seat's orders, note and month end: one transaction, not three
+                    if text.strip():
+                        self.issue(kid, text, month=state.month)
+                    if note:
+                        self.store.add_note(state.month, kid, "note", note, self.clock())
+                    self.mark_ended(kid, "ai", month=state.month)
         except MonthClosed:
             pass  # another process moved the game on (or the deadline ended this seat): nothing to redo
         self.try_resolve()

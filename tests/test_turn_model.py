@@ -23,6 +23,7 @@ from kingdoms.engine.land import found_city
 from kingdoms.game import Game, GameError, Verdict
 from kingdoms.hexgrid import distance
 from kingdoms.state import GameState
+from kingdoms.storage import DiskFull
 from tests.builders import add, corridor, kingdom, world
 
 MakeGame = Callable[..., Game]
@@ -118,6 +119,29 @@ def test_turn_020_all_seats_order_the_same_month_agents_and_ais_alike(make_game:
     assert game.end_month("wei") is True
     assert game.month == 6
     assert unit_at(game, a.id) == (3, 2) and unit_at(game, b.id) == (3, 6)
+
+
+def test_turn_020_an_ai_seats_orders_note_and_month_end_are_written_together(make_game: MakeGame) -> None:
+    """TURN-020: an AI seat's orders, its note and its month end are one write: when the note cannot be stored,
+    neither its orders nor its month end are, and the seat still has the month to play."""
+    from kingdoms.ai.common import Decision
+
+    state = world(war=False)
+    b = add(state, "shu", "levy", (0, 6), 1_000)
+    game = make_game(state, {"wei": "agent", "shu": "ai:test"})
+    game.ai_decider = lambda g, k, c: Decision(f"move unit={b.id} to=3,6", "marching east")
+
+    def broken(*_args: Any) -> None:
+        raise OSError(28, "No space left on device")
+
+    real, game.store.add_note = game.store.add_note, broken  # type: ignore[method-assign]
+    with pytest.raises(DiskFull):
+        game.play_ai_seats()
+    assert game.queued("shu") == [] and sorted(game.waiting_for()) == ["shu", "wei"]
+    game.store.add_note = real  # type: ignore[method-assign]
+    game.play_ai_seats()
+    assert [o.action for o in game.queued("shu")] == ["move"] and game.waiting_for() == ["wei"]
+    assert [n["text"] for n in game.store.notes("shu")] == ["marching east"]
 
 
 def test_turn_030_orders_are_queued_and_carried_out_only_at_month_end(make_game: MakeGame) -> None:
