@@ -313,3 +313,77 @@ def test_intel_050_a_believed_maps_rows_are_those_of_the_same_ground_built_afres
             for u in range(gm.size):
                 assert got.ways[u] == want.ways[u], u
                 assert plain[u] == plain0[u] and rivers[u] == rivers0[u], u
+
+
+# --- per-map tables (the search's heuristic and rows) --------------------------------------------------------
+
+
+def _bucket_distances(edges: list[list[tuple[int, int]]], source: int, far: int) -> list[int]:
+    """Plain Dijkstra over small integer weights: the reference for the landmark tables."""
+    dist = [far] * len(edges)
+    dist[source] = 0
+    heap = [(0, source)]
+    while heap:
+        d, u = heapq.heappop(heap)
+        if d != dist[u]:
+            continue
+        for v, w in edges[u]:
+            if d + w < dist[v]:
+                dist[v] = d + w
+                heapq.heappush(heap, (d + w, v))
+    return dist
+
+
+def test_move_270_landmark_tables_are_the_relaxed_boards_exact_distances():
+    """MOVE-020, MOVE-270: the landmark rows (-d(L, v), then d(v, L)) are the exact distances on the relaxed board
+    (a step at the tile's cost, a crossing over an unbridged river tile at 1), unreachable tiles far away."""
+    from kingdoms.engine import pathing
+
+    gm = build_state(generate(3, 3, size=(40, 30)), 1).map
+    assert bool(gm.river.any()) and bool((gm.move_cost <= 0).any())
+    net = net_of(gm)
+    rows = pathing._landmarks(net)
+    n = gm.size
+    out: list[list[tuple[int, int]]] = [[] for _ in range(n)]
+    into: list[list[tuple[int, int]]] = [[] for _ in range(n)]
+    river = (gm.river & ~gm.bridge).tolist()
+    for u in range(n):
+        for k, v in enumerate(gm.nbr[u].tolist()):
+            if v < 0:
+                continue
+            if gm.move_cost[v] > 0:
+                out[u].append((v, int(gm.move_cost[v])))
+                into[v].append((u, int(gm.move_cost[v])))
+            b = int(gm.nbr[v, k])
+            if river[v] and b >= 0 and gm.move_cost[b] > 0:
+                out[u].append((b, 1))
+                into[b].append((u, 1))
+    half = len(rows) // 2
+    landmarks = [int(np.flatnonzero(rows[k] == 0)[0]) for k in range(half)]  # d(L, L) = 0 only there on land
+    assert len(landmarks) == pathing._LANDMARKS
+    for k, lm in enumerate(landmarks):
+        assert rows[k].tolist() == [-d for d in _bucket_distances(out, lm, pathing._FAR)]
+        assert rows[half + k].tolist() == _bucket_distances(into, lm, pathing._FAR)
+
+
+def test_map_030_neighbours_are_mutual():
+    """MAP-030: a tile is beside each of its neighbours (the believed rows mark the tiles beside a changed one
+    through the changed one's neighbours)."""
+    for gm in (build_state(generate(3, 3, size=(40, 30)), 1).map, world().map):
+        for u, row in enumerate(gm.nbr.tolist()):
+            for v in row:
+                assert v < 0 or u in gm.nbr[v].tolist()
+
+
+def test_intel_050_ring_weights_shared_with_believed_maps_equal_their_own():
+    """INTEL-050: the hex-distance weights a believed map borrows from its true map (same layout) equal the ones
+    worked out on a map of that ground made on its own."""
+    from kingdoms.engine import pathing
+
+    gm = build_state(generate(5, 3, size=(40, 30)), 1).map
+    bm = believed_map(gm, np.random.default_rng(2).random(gm.size) < 0.5)
+    fresh = gm.with_ground(bm.terrain.copy(), bm.river.copy(), bm.bridge.copy())
+    for centre, radius in ((0, 0), (517, 1), (gm.size - 1, 3)):
+        assert pathing._ring_weights(net_of(gm), centre, radius) == pathing._ring_weights(net_of(fresh), centre, radius)
+        assert pathing._ring_weights(net_of(bm), centre, radius) == pathing._ring_weights(net_of(fresh), centre, radius)
+    assert net_of(bm).rings is net_of(gm).rings and net_of(fresh).rings is not net_of(gm).rings

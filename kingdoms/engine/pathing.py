@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import heapq
 import weakref
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Protocol, TypeVar
 
@@ -106,7 +106,7 @@ class _Net:
 
     width: int
     nbr: tuple[tuple[int, ...], ...]
-    cost: tuple[int, ...]
+    cost: Sequence[int]  # move cost per tile, 0 where none may enter
     q: tuple[int, ...]
     r: tuple[int, ...]
     impassable: bytes
@@ -119,7 +119,8 @@ class _Net:
     impassable_arr: np.ndarray  # bool
     zeros: bytes  # a zero weight per tile: no heuristic
     splits: dict[bytes, Split]
-    weights: dict[object, bytes]  # heuristic weights per tile, by goal ring or goal set (a few hundred kept)
+    weights: dict[frozenset[int], bytes]  # landmark weights per tile, by goal set (a few hundred kept)
+    rings: dict[tuple[int, int], bytes]  # hex-distance weights by goal ring (layout only: shared by believed maps)
     landmarks: list[np.ndarray]  # made on first use: distances from and to a few tiles (_landmarks)
     closed: dict[tuple, tuple[bytes, bytes]]  # _closed_land's last few answers
     nbr_arr: np.ndarray  # gamemap.nbr: (n, 6), -1 off the map
@@ -137,8 +138,7 @@ class _Net:
                 del self.splits[next(iter(self.splits))]
             ways, steps_all = self.ways, self.steps_all
             # a row with the true map's steps and no crossing beside it is the true map's, all ordinary steps
-            crossed = np.append(np.frombuffer(key, dtype=np.uint8) > 0, False)[self.nbr_arr].any(axis=1)
-            own = (crossed | (np.frombuffer(self.own_row, dtype=np.uint8) > 0)).view(np.uint8).tobytes()
+            own = _beside(self.nbr_arr, np.flatnonzero(np.frombuffer(key, dtype=np.uint8)), self.own_row)
 
             def plain_row(u: int) -> tuple[_Edge, ...]:
                 return tuple([(v, c) for v, _b, c in ways[u] if not key[v]]) if own[u] else steps_all[u]
@@ -158,7 +158,7 @@ class _Net:
                 assert isinstance(plain0, tuple) and isinstance(river0, tuple)  # a true map's rows are tuples
                 plain_rows, river_rows = list(plain0), list(river0)
                 rows = sorted({u for i in range(len(key)) if key[i] != self.river[i] for u in self.nbr[i] if u >= 0})
-            pairs = tuple((v, max(c, 0)) for v, c in enumerate(self.cost))  # shared by every row
+            pairs = tuple(enumerate(self.cost))  # shared by every row
             for u in rows:
                 row = self.ways[u]
                 plain_rows[u] = tuple(pairs[v] for v, _b, _c in row if not crossing[v])
@@ -170,6 +170,7 @@ class _Net:
 
 
 _T = TypeVar("_T")
+_K = TypeVar("_K")
 
 
 class _Rows(dict[int, _T]):
@@ -211,58 +212,83 @@ def derived_map(gm: GameMap, base: GameMap) -> None:
 def net_of(gm: GameMap) -> _Net:
     """The cached plain-Python arrays of a map (the map never changes during a game)."""
     net = _NETS.get(gm)
-    if net is None and gm in _BASES:
-        base = net_of(_BASES[gm])
-        nbr, layout, base_ways = base.nbr, base.beyond, base.ways
-        cost = tuple(gm.move_cost.tolist())
-        clipped = np.maximum(gm.move_cost, 0)
-        cost0 = tuple(clipped.tolist())
-        # a row is the true map's where no neighbour's cost differs (the explored ground: most searches' rows)
-        other = np.append(clipped != np.maximum(_BASES[gm].move_cost, 0), False)
-        own_row = other[gm.nbr].any(axis=1).view(np.uint8).tobytes()  # -1 (off the map) reads the False
-
-        def way_row(u: int) -> tuple[_Way, ...]:
-            return tuple([(v, b, cost0[v]) for v, b in layout[u]]) if own_row[u] else base_ways[u]
-
-        net = _Net(
-            width=gm.width, nbr=nbr, cost=cost, q=base.q, r=base.r,
-            impassable=(gm.move_cost <= 0).astype(np.uint8).tobytes(),
-            river=(gm.river & ~gm.bridge).astype(np.uint8).tobytes(),
-            ways=_Rows(way_row), beyond=layout,
-            max_cost=max(int(gm.move_cost.max(initial=1)), 1), q_arr=base.q_arr, r_arr=base.r_arr,
-            impassable_arr=np.asarray(gm.move_cost <= 0), zeros=base.zeros, splits={}, weights={}, landmarks=[],
-            closed={}, nbr_arr=base.nbr_arr, steps_all=base.steps_all, own_row=own_row, plain=True,
-        )
-        _NETS[gm] = net
     if net is None:
-        nbr = tuple(tuple(int(j) for j in row) for row in gm.nbr)
-        cost = tuple(int(c) for c in gm.move_cost)
-        ways = tuple(tuple((v, nbr[v][k], max(cost[v], 0)) for k, v in enumerate(row) if v >= 0) for row in nbr)
-        net = _Net(
-            width=gm.width,
-            nbr=nbr,
-            cost=cost,
-            q=tuple(int(x) for x in gm.q_of),
-            r=tuple(int(x) for x in gm.r_of),
-            impassable=(gm.move_cost <= 0).astype(np.uint8).tobytes(),
-            river=(gm.river & ~gm.bridge).astype(np.uint8).tobytes(),
-            ways=ways,
-            beyond=tuple(tuple((v, nbr[v][k]) for k, v in enumerate(row) if v >= 0) for row in nbr),
-            max_cost=max(max(cost, default=1), 1),
-            q_arr=np.asarray(gm.q_of, dtype=np.int64),
-            r_arr=np.asarray(gm.r_of, dtype=np.int64),
-            impassable_arr=np.asarray(gm.move_cost <= 0),
-            zeros=bytes(gm.size),
-            splits={},
-            weights={},
-            landmarks=[],
-            closed={},
-            nbr_arr=gm.nbr,
-            steps_all=tuple(tuple((v, c) for v, _b, c in row) for row in ways),
-            own_row=bytes(gm.size),
-        )
-        _NETS[gm] = net
+        base = _BASES.get(gm)
+        net = _NETS[gm] = _true_net(gm) if base is None else _believed_net(gm, base)
     return net
+
+
+def _beside(nbr: np.ndarray, tiles: np.ndarray, marked: bytes = b"") -> bytes:
+    """1 on every tile beside one of `tiles` (flat indices) and on every tile `marked` holds a 1 for, as bytes.
+
+    The tiles beside a tile are those whose neighbours include it (the neighbour relation is symmetric).
+    """
+    n = len(nbr)
+    out = np.zeros(n + 1, dtype=np.uint8)  # the last is where an off-the-map neighbour (-1) lands
+    if marked:
+        out[:n] = np.frombuffer(marked, dtype=np.uint8)
+    out[nbr[tiles]] = 1
+    return out[:n].tobytes()
+
+
+def _true_net(gm: GameMap) -> _Net:
+    """The net of a map made on its own: every row built now, tuples read by the search loop."""
+    nbr_rows = gm.nbr.tolist()
+    nbr = tuple(map(tuple, nbr_rows))
+    cost = tuple(np.maximum(gm.move_cost, 0).tolist())
+    pairs = list(enumerate(cost))  # (tile, its cost), shared by every row
+    straight = gm.nbr[np.maximum(gm.nbr, 0), np.arange(6)].tolist()  # the tile beyond each neighbour, same side
+    beyond = tuple(tuple([(v, b) for v, b in zip(row, far, strict=True) if v >= 0])
+                   for row, far in zip(nbr_rows, straight, strict=True))
+    ways = tuple(tuple([(v, b, pairs[v][1]) for v, b in row]) for row in beyond)
+    return _Net(
+        width=gm.width,
+        nbr=nbr,
+        cost=cost,
+        q=tuple(gm.q_of.tolist()),
+        r=tuple(gm.r_of.tolist()),
+        impassable=(gm.move_cost <= 0).astype(np.uint8).tobytes(),
+        river=(gm.river & ~gm.bridge).astype(np.uint8).tobytes(),
+        ways=ways,
+        beyond=beyond,
+        max_cost=max(max(cost, default=1), 1),
+        q_arr=np.asarray(gm.q_of, dtype=np.int64),
+        r_arr=np.asarray(gm.r_of, dtype=np.int64),
+        impassable_arr=np.asarray(gm.move_cost <= 0),
+        zeros=bytes(gm.size),
+        splits={},
+        weights={},
+        rings={},
+        landmarks=[],
+        closed={},
+        nbr_arr=gm.nbr,
+        steps_all=tuple(tuple([pairs[v] for v, _b in row]) for row in beyond),
+        own_row=bytes(gm.size),
+    )
+
+
+def _believed_net(gm: GameMap, true: GameMap) -> _Net:
+    """The net of a believed map (derived_map): the true map's layout, and its rows wherever the ground around a
+    tile is the same; the other rows are made when a search first reaches them."""
+    base = net_of(true)
+    layout, base_ways = base.beyond, base.ways
+    clipped = np.maximum(gm.move_cost, 0)
+    cost = clipped.tolist()
+    # a row is the true map's where no neighbour's cost differs (the explored ground: most searches' rows)
+    own_row = _beside(base.nbr_arr, np.flatnonzero(clipped != np.maximum(true.move_cost, 0)))
+
+    def way_row(u: int) -> tuple[_Way, ...]:
+        return tuple([(v, b, cost[v]) for v, b in layout[u]]) if own_row[u] else base_ways[u]
+
+    return _Net(
+        width=gm.width, nbr=base.nbr, cost=cost, q=base.q, r=base.r,
+        impassable=(gm.move_cost <= 0).astype(np.uint8).tobytes(),
+        river=(gm.river & ~gm.bridge).astype(np.uint8).tobytes(),
+        ways=_Rows(way_row), beyond=layout,
+        max_cost=max(int(gm.move_cost.max(initial=1)), 1), q_arr=base.q_arr, r_arr=base.r_arr,
+        impassable_arr=np.asarray(gm.move_cost <= 0), zeros=base.zeros, splits={}, weights={}, rings=base.rings,
+        landmarks=[], closed={}, nbr_arr=base.nbr_arr, steps_all=base.steps_all, own_row=own_row, plain=True,
+    )
 
 
 # --- the board for one unit ---------------------------------------------------------------------------------
@@ -338,12 +364,13 @@ class Ground:
         self.crossing = crossing = bytearray(net.river)
         self.noend = noend = bytearray(n)  # foreign units: passed on a move, never stopped on
         self.own_mask = own_mask = bytearray(n)
+        self.stops = stops = bytearray(n)  # noend or own_mask: a march not ghosting own units only passes there
         for city in state.cities.values():
             i = city.r * width + offset_col(city.q, city.r)  # the flat index (gamemap.index, on the map)
             crossing[i] = 0  # a city on a river tile is an ordinary tile (OPEN-65)
             if city.owner != owner:
                 if spy:
-                    noend[i] = 1
+                    noend[i] = stops[i] = 1
                 elif not (open_borders and city.owner in state.kingdoms and not state.at_war(owner, city.owner)):
                     blocked[i] = 1
         attack = mode == "attack"
@@ -360,10 +387,11 @@ class Ground:
                 if attack or kind in _ARMED:
                     blocked[i] = 1
                 else:
-                    noend[i] = 1
+                    noend[i] = stops[i] = 1
             elif own_slot and _SLOTS[kind] == slot and other.id != uid:
                 r = other.r
-                own_mask[r * width + offset_col(other.q, r)] = 1
+                i = r * width + offset_col(other.q, r)
+                own_mask[i] = stops[i] = 1
 
     # --- tile questions ----------------------------------------------------------------------------------
 
@@ -573,8 +601,7 @@ def _search(g: Ground, start: int, full: int, left: int, goals: frozenset[int], 
         found = start if not dead[start] and start in goals and start == join else -1
         return found, parent, best
     # a month may not end where the unit only passes: foreign units, and own ones unless ghost (MOVE-040)
-    passes = noend if ghost or 1 not in own else (
-        int.from_bytes(noend, "little") | int.from_bytes(own, "little")).to_bytes(g.n, "little")
+    passes = noend if ghost else g.stops
     heap = [used0 * _KEY_CODE + start]
     push, pop = heapq.heappush, heapq.heappop
     code_k = _KEY_CODE
@@ -683,8 +710,8 @@ def _monthly_ok(g: Ground, start: int, full: int, goals: frozenset[int], centre:
     return hex_len(dq, dr) - radius >= _MONTHLY_FROM
 
 
-def _remember(net: _Net, key: object, weights: bytes) -> bytes:
-    cache = net.weights
+def _remember(cache: dict[_K, bytes], key: _K, weights: bytes) -> bytes:
+    """Keep `weights` under `key`, the oldest one going when the cache is full."""
     if len(cache) >= _WEIGHTS_KEPT:
         del cache[next(iter(cache))]
     cache[key] = weights
@@ -693,12 +720,12 @@ def _remember(net: _Net, key: object, weights: bytes) -> bytes:
 
 def _ring_weights(net: _Net, centre: int, radius: int) -> bytes:
     """Hex distance of every tile to the ring of `radius` around `centre` (0 inside it): the plain A* weights."""
-    weights = net.weights.get((centre, radius))
+    weights = net.rings.get((centre, radius))
     if weights is None:
         dq = net.q_arr - net.q[centre]
         dr = net.r_arr - net.r[centre]
         d = hex_lens(dq, dr) - radius
-        weights = _remember(net, (centre, radius), np.clip(d, 0, _WEIGHT_CAP).astype(np.uint8).tobytes())
+        weights = _remember(net.rings, (centre, radius), np.clip(d, 0, _WEIGHT_CAP).astype(np.uint8).tobytes())
     return weights
 
 
@@ -714,7 +741,7 @@ def _landmark_weights(net: _Net, goals: frozenset[int]) -> bytes:
         g = np.fromiter(goals, dtype=np.int64, count=len(goals))
         lower = (rows - rows[:, g].max(axis=1)[:, None]).max(axis=0)
         np.clip(lower, 0, _WEIGHT_CAP, out=lower)
-        weights = _remember(net, goals, lower.astype(np.uint8).tobytes())
+        weights = _remember(net.weights, goals, lower.astype(np.uint8).tobytes())
     return weights
 
 
@@ -726,55 +753,50 @@ def _landmarks(net: _Net) -> np.ndarray:
     (row[v] - max over G of row[g]).
     """
     if not net.landmarks:
+        from scipy.sparse import csr_matrix
+        from scipy.sparse.csgraph import dijkstra
+
         n = len(net.cost)
-        out: list[list[tuple[int, int]]] = [[] for _ in range(n)]
-        into: list[list[tuple[int, int]]] = [[] for _ in range(n)]
-        river = net.river
-        for u in range(n):
-            for v, beyond, c in net.ways[u]:
-                if c > 0:
-                    out[u].append((v, c))
-                    into[v].append((u, c))
-                if river[v] and beyond >= 0 and net.cost[beyond] > 0:
-                    out[u].append((beyond, 1))
-                    into[beyond].append((u, 1))
-        land = [i for i in range(n) if net.cost[i] > 0]
+        cost = np.asarray(net.cost, dtype=np.int64)
+        nbr = net.nbr_arr
+        u = np.repeat(np.arange(n), 6)
+        v = nbr.ravel().astype(np.int64)
+        on = v >= 0
+        u, v = u[on], v[on]
+        far = nbr[v, np.tile(np.arange(6), n)[on]].astype(np.int64)  # the tile straight beyond v, seen from u
+        step = cost[v] > 0  # a step enters v at its cost
+        river = np.frombuffer(net.river, dtype=np.uint8)[v] > 0
+        jump = river & (far >= 0) & (cost[np.maximum(far, 0)] > 0)  # a crossing over v lands beyond, at 1
+        src = np.concatenate([u[step], u[jump]])
+        dst = np.concatenate([v[step], far[jump]])
+        weight = np.concatenate([cost[v[step]], np.ones(int(jump.sum()), dtype=np.int64)])
+        order = np.lexsort((weight, src * n + dst))  # an edge given twice keeps its cheaper weight
+        pair = (src * n + dst)[order]
+        keep = order[np.concatenate([[True], pair[1:] != pair[:-1]])]
+        graph = csr_matrix((weight[keep].astype(np.float64), (src[keep], dst[keep])), shape=(n, n))
+        land = np.flatnonzero(cost > 0)
         picks: list[int] = []
-        if land:
-            picks.append(min(land, key=lambda i: (net.r[i], net.q[i])))
+        if land.size:
+            picks.append(int(land[np.lexsort((net.q_arr[land], net.r_arr[land]))[0]]))  # lowest (r, q)
             nearest = np.full(n, _FAR, dtype=np.int64)
-            while len(picks) < min(_LANDMARKS, len(land)):  # each next: the land tile farthest from those picked
+            while len(picks) < min(_LANDMARKS, land.size):  # each next: the land tile farthest from those picked
                 dq = net.q_arr - net.q[picks[-1]]
                 dr = net.r_arr - net.r[picks[-1]]
                 nearest = np.minimum(nearest, hex_lens(dq, dr))
-                far = int(np.argmax(np.where(net.impassable_arr, -1, nearest)))
-                if far in picks:
+                far_tile = int(np.argmax(np.where(net.impassable_arr, -1, nearest)))
+                if far_tile in picks:
                     break
-                picks.append(far)
-        rows = [[-d for d in _distances(out, i)] for i in picks] + [_distances(into, i) for i in picks]
-        net.landmarks.append(np.array(rows or [[0] * n], dtype=np.int32))
+                picks.append(far_tile)
+        if picks:
+            # scipy's Dijkstra (compiled) from each landmark, then on the reversed board to it: sums of small
+            # integer weights, exact in float64; unreachable tiles (inf) take _FAR
+            dist = np.concatenate([-dijkstra(graph, directed=True, indices=picks),
+                                   dijkstra(graph.T.tocsr(), directed=True, indices=picks)])
+            rows = np.where(np.isinf(dist), np.copysign(_FAR, dist), dist).astype(np.int32)
+        else:
+            rows = np.zeros((1, n), dtype=np.int32)
+        net.landmarks.append(rows)
     return net.landmarks[0]
-
-
-def _distances(edges: list[list[tuple[int, int]]], source: int) -> list[int]:
-    """Shortest distances from `source` over small integer weights (a bucket queue); _FAR where unreachable."""
-    dist = [_FAR] * len(edges)
-    dist[source] = 0
-    buckets: list[list[int]] = [[source]]
-    d = 0
-    while d < len(buckets):
-        for u in buckets[d]:
-            if dist[u] != d:
-                continue
-            for v, w in edges[u]:
-                nd = d + w
-                if nd < dist[v]:
-                    dist[v] = nd
-                    while len(buckets) <= nd:
-                        buckets.append([])
-                    buckets[nd].append(v)
-        d += 1
-    return dist
 
 
 def _build(g: Ground, start: int, goal: int, parent: list[int], best: list[int], full: int) -> Route:
