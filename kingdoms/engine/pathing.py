@@ -136,17 +136,10 @@ class _Net:
         if out is None and self.plain:  # a believed map: rows made when a search first reaches them
             if len(self.splits) >= 16:
                 del self.splits[next(iter(self.splits))]
-            ways, steps_all = self.ways, self.steps_all
             # a row with the true map's steps and no crossing beside it is the true map's, all ordinary steps
             own = _beside(self.nbr_arr, np.flatnonzero(np.frombuffer(key, dtype=np.uint8)), self.own_row)
-
-            def plain_row(u: int) -> tuple[_Edge, ...]:
-                return tuple([(v, c) for v, _b, c in ways[u] if not key[v]]) if own[u] else steps_all[u]
-
-            def river_row(u: int) -> tuple[_Way, ...]:
-                return tuple([w for w in ways[u] if key[w[0]]]) if own[u] else ()
-
-            out = self.splits[key] = (_Rows(plain_row), _Rows(river_row))
+            out = self.splits[key] = (_PlainRows(own, key, self.beyond, self.cost, self.steps_all),
+                                      _RiverRows(own, key, self.beyond, self.cost))
         if out is None:
             base = self.splits.get(self.river)
             if base is None or key == self.river:
@@ -186,6 +179,53 @@ class _Rows(dict[int, _T]):
 
     def __missing__(self, u: int) -> _T:
         row = self[u] = self._make(u)
+        return row
+
+    def __len__(self) -> int:
+        raise TypeError("a believed map's rows are made one at a time")
+
+
+class _PlainRows(dict[int, tuple[_Edge, ...]]):
+    """A believed map's ordinary steps per tile, each row made on first use: the true map's row where the ground
+    around the tile is the same and no crossing lies beside it (`own` 0), else (neighbour, cost) for every
+    neighbour not in `crossing`."""
+
+    __slots__ = ("_own", "_crossing", "_layout", "_cost", "_base")
+
+    def __init__(self, own: bytes, crossing: bytes, layout: tuple[tuple[tuple[int, int], ...], ...],
+                 cost: Sequence[int], base: tuple[tuple[_Edge, ...], ...]) -> None:
+        super().__init__()
+        self._own, self._crossing, self._layout, self._cost, self._base = own, crossing, layout, cost, base
+
+    def __missing__(self, u: int) -> tuple[_Edge, ...]:
+        if self._own[u]:
+            crossing, cost = self._crossing, self._cost
+            row = self[u] = tuple([(v, cost[v]) for v, _b in self._layout[u] if not crossing[v]])
+        else:
+            row = self[u] = self._base[u]
+        return row
+
+    def __len__(self) -> int:
+        raise TypeError("a believed map's rows are made one at a time")
+
+
+class _RiverRows(dict[int, tuple[_Way, ...]]):
+    """A believed map's crossings per tile, each row made on first use: (neighbour in `crossing`, tile straight
+    beyond it, the neighbour's cost); none where no crossing lies beside the tile (`own` 0)."""
+
+    __slots__ = ("_own", "_crossing", "_layout", "_cost")
+
+    def __init__(self, own: bytes, crossing: bytes, layout: tuple[tuple[tuple[int, int], ...], ...],
+                 cost: Sequence[int]) -> None:
+        super().__init__()
+        self._own, self._crossing, self._layout, self._cost = own, crossing, layout, cost
+
+    def __missing__(self, u: int) -> tuple[_Way, ...]:
+        if self._own[u]:
+            crossing, cost = self._crossing, self._cost
+            row = self[u] = tuple([(v, b, cost[v]) for v, b in self._layout[u] if crossing[v]])
+        else:
+            row = self[u] = ()
         return row
 
     def __len__(self) -> int:
