@@ -43,7 +43,7 @@ import numpy as np
 from kingdoms import ruledata as rd
 from kingdoms.engine.land import holder_code
 from kingdoms.gamemap import GameMap
-from kingdoms.hexgrid import Tile, hex_len, hex_lens, offset_col
+from kingdoms.hexgrid import Tile, hex_len, hex_lens
 from kingdoms.state import GameState, Unit
 
 #: Stacking slots (MOVE-110, OPEN-67): one troop, one siege train and one civilian per tile; agents take none.
@@ -406,7 +406,8 @@ class Ground:
         self.own_mask = own_mask = bytearray(n)
         self.stops = stops = bytearray(n)  # noend or own_mask: a march not ghosting own units only passes there
         for city in state.cities.values():
-            i = city.r * width + offset_col(city.q, city.r)  # the flat index (gamemap.index, on the map)
+            r = city.r
+            i = r * width + city.q + (r >> 1)  # the flat index (gamemap.index: odd-r offset_col, on the map)
             crossing[i] = 0  # a city on a river tile is an ordinary tile (OPEN-65)
             if city.owner != owner:
                 if spy:
@@ -423,14 +424,14 @@ class Ground:
                 if skip_foreign or kind == "spy":
                     continue
                 r = other.r
-                i = r * width + offset_col(other.q, r)
+                i = r * width + other.q + (r >> 1)
                 if attack or kind in _ARMED:
                     blocked[i] = 1
                 else:
                     noend[i] = stops[i] = 1
             elif own_slot and _SLOTS[kind] == slot and other.id != uid:
                 r = other.r
-                i = r * width + offset_col(other.q, r)
+                i = r * width + other.q + (r >> 1)
                 own_mask[i] = stops[i] = 1
 
     # --- tile questions ----------------------------------------------------------------------------------
