@@ -387,3 +387,52 @@ def test_intel_050_ring_weights_shared_with_believed_maps_equal_their_own():
         assert pathing._ring_weights(net_of(gm), centre, radius) == pathing._ring_weights(net_of(fresh), centre, radius)
         assert pathing._ring_weights(net_of(bm), centre, radius) == pathing._ring_weights(net_of(fresh), centre, radius)
     assert net_of(bm).rings is net_of(gm).rings and net_of(fresh).rings is not net_of(gm).rings
+
+
+def test_move_090_a_route_kept_for_a_board_is_the_route_found_afresh():
+    """MOVE-040, MOVE-090: find_route keeps its answers per map, keyed by what the board's arrays are made of: on
+    boards that come back, change (troops and wagons moved about, own units in the way) and come back again, with
+    other moves left or a join tile, each answer equals the one found with nothing kept."""
+    from kingdoms.engine import pathing
+
+    state = world({**corridor(), (4, 4): "F", (6, 2): "~"}, width=14, height=10)
+    levy = add(state, "wei", "levy", (0, 4), 1_000)
+    other = add(state, "shu", "spearman", (11, 7), 1_000)
+    wagon = add(state, "shu", "wagon", (11, 8))
+    mate = add(state, "wei", "levy", (11, 6), 1_000)
+    net = net_of(state.map)
+    rng = np.random.default_rng(7)
+    spots = [(q, r) for q in range(-2, 12) for r in range(10) if state.map.index(q, r) >= 0
+             and state.map.move_cost[state.map.index(q, r)] > 0]
+    seen: dict[tuple, bytes] = {}
+    for k in range(60):
+        if k % 3:
+            for unit in (other, wagon, mate):
+                unit.q, unit.r = spots[int(rng.integers(len(spots)))]
+        goal = state.map.index(*spots[int(rng.integers(len(spots)))])
+        left = float(rng.integers(0, 4))
+        ghost = bool(k % 2)
+        g = Ground(state, levy)
+        kept = find_route(g, {goal}, moves_left=left, ghost=ghost)
+        net.routes.clear()
+        fresh = find_route(Ground(state, levy), {goal}, moves_left=left, ghost=ghost)
+        assert (kept is None) == (fresh is None)
+        if kept is not None and fresh is not None:
+            assert kept.start == fresh.start and kept.steps == fresh.steps
+            assert kept.steps is not find_route(g, {goal}, moves_left=left, ghost=ghost).steps  # a copy each time
+        arrays = bytes(g.blocked + g.noend + g.own_mask + g.crossing + g.stops)
+        assert seen.setdefault(g.board_key(), arrays) == arrays  # a key seen before: the very same arrays
+    assert 20 < len(seen) < 60 and len(net.routes) <= pathing._ROUTES_KEPT
+    # a board that comes back after another one: its kept route is read, and it is the one found afresh
+    net.routes.clear()
+    levy.q, levy.r, other.q, other.r, wagon.q, wagon.r = 0, 4, 5, 4, 6, 4  # a spearman across the lane
+    goal = state.map.index(9, 4)
+    assert find_route(Ground(state, levy), {goal}) is None and len(net.routes) == 1
+    other.q, other.r = 11, 7  # it leaves: only the wagon, passed but not stopped on
+    first = find_route(Ground(state, levy), {goal})
+    assert first is not None and len(net.routes) == 2
+    other.q, other.r = 5, 4
+    assert find_route(Ground(state, levy), {goal}) is None and len(net.routes) == 2  # kept, not searched again
+    other.q, other.r = 11, 7
+    again = find_route(Ground(state, levy), {goal})
+    assert again is not None and again.steps == first.steps and len(net.routes) == 2

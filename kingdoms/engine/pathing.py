@@ -28,6 +28,12 @@ heuristic (every predecessor that could give a lower or equal key is settled fir
 the same: the route does not depend on the heuristic, only the work done. Short searches use the hex
 distance to the goal ring; long ones a month-aware bound (`_month_keys`) on landmark lower bounds of the
 move costs still ahead (`_landmark_weights`), which settles far fewer tiles.
+
+Per map (the net, weak-keyed by it) are kept: its rows, heuristic weights (a believed map borrows the hex-distance
+ones of its true map: they depend on the layout only), and `find_route`'s last answers, keyed by everything the
+search reads (the board's arrays as `Ground.board_key` names them, start, moves, goals, join, ghost, colonists):
+a board that comes back (a march asked again with nothing moved, a believed map unchanged since last month) is
+not searched again, and any change of the board, of its map or of the question is another key.
 """
 
 from __future__ import annotations
@@ -123,6 +129,7 @@ class _Net:
     rings: dict[tuple[int, int], bytes]  # hex-distance weights by goal ring (layout only: shared by believed maps)
     landmarks: list[np.ndarray]  # made on first use: distances from and to a few tiles (_landmarks)
     closed: dict[tuple, tuple[bytes, bytes]]  # _closed_land's last few answers
+    routes: dict[tuple, Route | None]  # find_route's last few answers, by everything the search reads
     nbr_arr: np.ndarray  # gamemap.nbr: (n, 6), -1 off the map
     steps_all: tuple[tuple[_Edge, ...], ...]  # the true map's rows as (neighbour, cost), no crossing split off
     own_row: bytes  # a believed map: 1 where a tile's row differs from the true map's (a neighbour's cost does)
@@ -301,6 +308,7 @@ def _true_net(gm: GameMap) -> _Net:
         rings={},
         landmarks=[],
         closed={},
+        routes={},
         nbr_arr=gm.nbr,
         steps_all=tuple(tuple([pairs[v] for v, _b in row]) for row in beyond),
         own_row=bytes(gm.size),
@@ -327,7 +335,7 @@ def _believed_net(gm: GameMap, true: GameMap) -> _Net:
         ways=_Rows(way_row), beyond=layout,
         max_cost=max(int(gm.move_cost.max(initial=1)), 1), q_arr=base.q_arr, r_arr=base.r_arr,
         impassable_arr=np.asarray(gm.move_cost <= 0), zeros=base.zeros, splits={}, weights={}, rings=base.rings,
-        landmarks=[], closed={}, nbr_arr=base.nbr_arr, steps_all=base.steps_all, own_row=own_row, plain=True,
+        landmarks=[], closed={}, routes={}, nbr_arr=base.nbr_arr, steps_all=base.steps_all, own_row=own_row, plain=True,
     )
 
 
@@ -400,20 +408,26 @@ class Ground:
         owner = unit.owner
         width = net.width
         closes = slot != AGENT and not open_borders
-        self.blocked = blocked = bytearray(_closed_land(state, owner, net) if closes else net.impassable)
+        closed = _closed_land(state, owner, net) if closes else net.impassable
+        self.blocked = blocked = bytearray(closed)
         self.crossing = crossing = bytearray(net.river)
         self.noend = noend = bytearray(n)  # foreign units: passed on a move, never stopped on
         self.own_mask = own_mask = bytearray(n)
         self.stops = stops = bytearray(n)  # noend or own_mask: a march not ghosting own units only passes there
+        marks: list[int] = []  # each write below as 4 * tile + what: with `closed`, what the arrays hold
+        add = marks.append
         for city in state.cities.values():
             r = city.r
             i = r * width + city.q + (r >> 1)  # the flat index (gamemap.index: odd-r offset_col, on the map)
             crossing[i] = 0  # a city on a river tile is an ordinary tile (OPEN-65)
+            add(4 * i)
             if city.owner != owner:
                 if spy:
                     noend[i] = stops[i] = 1
+                    add(4 * i + 2)
                 elif not (open_borders and city.owner in state.kingdoms and not state.at_war(owner, city.owner)):
                     blocked[i] = 1
+                    add(4 * i + 1)
         attack = mode == "attack"
         skip_foreign = spy or ignore_foreign
         uid = unit.id
@@ -427,12 +441,25 @@ class Ground:
                 i = r * width + other.q + (r >> 1)
                 if attack or kind in _ARMED:
                     blocked[i] = 1
+                    add(4 * i + 1)
                 else:
                     noend[i] = stops[i] = 1
+                    add(4 * i + 2)
             elif own_slot and _SLOTS[kind] == slot and other.id != uid:
                 r = other.r
                 i = r * width + other.q + (r >> 1)
                 own_mask[i] = stops[i] = 1
+                add(4 * i + 3)
+        self._closed = closed
+        self._marks = marks
+        self._key: tuple[bytes, tuple[int, ...]] | None = None
+
+    def board_key(self) -> tuple[bytes, tuple[int, ...]]:
+        """What the board's arrays are made of (the closed tiles and every mark put on them, in order): two
+        grounds of one map with equal keys hold equal arrays. The arrays are not written after __init__."""
+        if self._key is None:
+            self._key = (self._closed, tuple(self._marks))
+        return self._key
 
     # --- tile questions ----------------------------------------------------------------------------------
 
@@ -535,6 +562,7 @@ _FAR = 1 << 20  # landmark distance of a tile that cannot be reached
 _LANDMARKS = 8
 _MONTHLY_FROM = 4  # goals at least this far (hex distance to the ring): the month-aware heuristic
 _WEIGHTS_KEPT = 512  # per map, 1 byte a tile each
+_ROUTES_KEPT = 256  # routes found, per map (find_route)
 
 
 @dataclass(frozen=True, slots=True)
@@ -904,10 +932,20 @@ def find_route(g: Ground, goals: set[int], *, moves_left: float | None = None, c
         if len(goals) != 1:
             raise ValueError("several goals need a centre and radius for the search heuristic")
         centre = next(iter(goals))
-    found, parent, best = _search(g, start, full, left, frozenset(goals), centre, radius, join, ghost)
-    if found < 0:
-        return None
-    return _build(g, start, found, parent, best, full)
+    wanted = frozenset(goals)
+    # the route is a function of the board's arrays, the start, the moves, the goals, join, ghost and colonists
+    # (the heuristic, from centre and radius, changes only the work done): kept per net, which lives with its map
+    key = (g.board_key(), start, full, left, wanted, join, ghost, g.colonists)
+    routes = g.net.routes
+    if key in routes:
+        kept = routes[key]
+        return None if kept is None else Route(kept.start, list(kept.steps))
+    found, parent, best = _search(g, start, full, left, wanted, centre, radius, join, ghost)
+    route = None if found < 0 else _build(g, start, found, parent, best, full)
+    if len(routes) >= _ROUTES_KEPT:
+        del routes[next(iter(routes))]
+    routes[key] = route
+    return None if route is None else Route(route.start, list(route.steps))
 
 
 def reachable(g: Ground, *, moves_left: float | None = None) -> dict[int, int]:
