@@ -105,3 +105,34 @@ def test_distance_field_matches_a_plain_dijkstra() -> None:
             got = distance_field(mi, sources, cost, limit)
             assert np.array_equal(got, dijkstra_reference(mi, sources, cost, limit)), (seed, trial)
             assert got is distance_field(mi, list(reversed(sources)), cost.copy(), limit)  # memoised on its inputs
+
+
+def test_distance_field_graph_kept_per_costs_gives_the_uncached_field() -> None:
+    """The step graph kept per enter costs gives, for other sources over the same costs and after the costs change,
+    the field a fresh analysis (nothing kept) gives, and the plain Dijkstra's."""
+    gm = build_state(generate(7, 3, size=(40, 30)), 1).map
+    mi = map_info(gm)
+    rng = np.random.default_rng(3)
+    cost = rng.integers(2, 9, mi.n) / 2.0
+    cost[rng.random(mi.n) < 0.1] = INF
+    for step in range(6):
+        if step == 3:  # new costs: a new graph, never the old one
+            cost = cost.copy()
+            cost[rng.choice(mi.n, size=40, replace=False)] = INF
+        sources = [int(i) for i in rng.choice(mi.n, size=1 + step % 3, replace=False)]
+        got = distance_field(mi, sources, cost)
+        fresh = MapInfo(**{f: getattr(mi, f) for f in MapInfo.__dataclass_fields__ if not f.startswith("_")})
+        assert np.array_equal(got, distance_field(fresh, sources, cost)), step
+        assert np.array_equal(got, dijkstra_reference(mi, sources, cost, INF)), step
+
+
+def test_member_mask_is_np_isin() -> None:
+    """engine.belief.member_mask answers as np.isin does, for land codes (holder codes below -1, FREE, city ids)
+    against id lists empty, small and out of the values' span."""
+    from kingdoms.engine.belief import member_mask
+
+    rng = np.random.default_rng(11)
+    for trial in range(40):
+        values = rng.integers(-6, 60, size=int(rng.integers(0, 300))).astype(np.int32)
+        ids = rng.integers(-3, 90, size=int(rng.integers(0, 8))).astype(np.int32)
+        assert np.array_equal(member_mask(values, ids), np.isin(values, ids)), trial

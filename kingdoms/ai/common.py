@@ -90,6 +90,7 @@ class MapInfo:
     pair_via: np.ndarray
     _dist: dict[int, np.ndarray] = field(default_factory=dict)
     _fields: dict[tuple, np.ndarray] = field(default_factory=dict)
+    _graphs: dict[int, csr_matrix] = field(default_factory=dict)  # distance_field's graphs by enter-cost hash
 
     def index(self, q: int, r: int) -> int:
         return self.gm.index(q, r)
@@ -168,15 +169,21 @@ def distance_field(mi: MapInfo, sources: Iterable[int], enter_cost: np.ndarray, 
     """
     n = mi.n
     src = sorted({i for i in sources if 0 <= i < n})
-    key = (tuple(src), hash(enter_cost.tobytes()), limit)
+    costs = hash(enter_cost.tobytes())
+    key = (tuple(src), costs, limit)
     got = mi._fields.get(key)
     if got is not None:
         return got
     if not src:
         return np.full(n, INF)
-    weight = enter_cost.astype(np.float64)[mi.edge_to]
-    weight[weight >= INF / 2] = np.inf  # a blocked tile is never entered
-    graph = csr_matrix((weight, mi.edge_to, mi.edge_start), shape=(n, n))
+    graph = mi._graphs.get(costs)
+    if graph is None:  # the step graph of these costs, shared by every field over them (a month's few costs)
+        weight = enter_cost.astype(np.float64)[mi.edge_to]
+        weight[weight >= INF / 2] = np.inf  # a blocked tile is never entered
+        graph = csr_matrix((weight, mi.edge_to, mi.edge_start), shape=(n, n))
+        if len(mi._graphs) >= 8:
+            del mi._graphs[next(iter(mi._graphs))]
+        mi._graphs[costs] = graph
     out = dijkstra(graph, directed=True, indices=src, min_only=True, limit=np.inf if limit >= INF else limit)
     out[out >= INF / 2] = INF  # unreachable (inf) and blocked alike
     out.flags.writeable = False
@@ -210,7 +217,7 @@ def components(mi: MapInfo, open_: np.ndarray) -> np.ndarray:
         np.minimum.at(parent, np.maximum(pu, pv), np.minimum(pu, pv))  # parents only fall, staying in the area
         while True:
             flat = parent[parent]
-            if np.array_equal(flat, parent):
+            if (flat == parent).all():
                 break
             parent = flat
         src, dst = src[split], dst[split]  # an edge once joined stays joined
@@ -313,15 +320,16 @@ class Picture:
         return other != rd.BANDITS and other != self.kingdom and other not in self.enemies
 
     def closed_land(self) -> np.ndarray:
-        """Tiles known to belong to kingdoms at peace with us (closed to our troops)."""
-        out = np.zeros(self.mi.n, dtype=bool)
-        for i, holder in self.foreign_holder.items():
-            if self.at_peace_with(holder):
-                out[i] = True
-        for i, holder in self.camp_owner.items():
-            if self.at_peace_with(holder):
-                out[i] = True
-        return out
+        """Tiles known to belong to kingdoms at peace with us (closed to our troops); read only, once a month."""
+        got = self._outputs.get("closed")
+        if got is None:
+            out = np.zeros(self.mi.n, dtype=bool)
+            peace = {h: self.at_peace_with(h) for h in {*self.foreign_holder.values(), *self.camp_owner.values()}}
+            out[[i for i, holder in self.foreign_holder.items() if peace[holder]]] = True
+            out[[i for i, holder in self.camp_owner.items() if peace[holder]]] = True
+            out.flags.writeable = False
+            got = self._outputs["closed"] = out
+        return got  # type: ignore[return-value]
 
     def settled_closed(self) -> np.ndarray:
         """A steady outline of the land closed to our troops: the founding rings of the known cities of kingdoms
@@ -339,7 +347,16 @@ class Picture:
         return got  # type: ignore[return-value]
 
     def troop_costs(self, *, through_enemy_cities: bool = False) -> np.ndarray:
-        """Move cost of entering each tile for a troop, as known (INF where it cannot go)."""
+        """Move cost of entering each tile for a troop, as known (INF where it cannot go); read only, worked out
+        once a month (the picture does not change)."""
+        key = f"costs:{through_enemy_cities}"
+        got = self._outputs.get(key)
+        if got is None:
+            got = self._outputs[key] = self._troop_costs(through_enemy_cities)
+            got.flags.writeable = False
+        return got  # type: ignore[return-value]
+
+    def _troop_costs(self, through_enemy_cities: bool) -> np.ndarray:
         mi = self.mi
         cost = np.where(self.explored, mi.move_cost.astype(float), 1.5)
         cost[self.explored & ~mi.passable] = INF

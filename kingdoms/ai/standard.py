@@ -1024,13 +1024,15 @@ class Ruler:
         p, mi = self.p, self.mi
         if not units:
             return
-        area = [j for j in mi.within(centre, 3).tolist() if j not in p.city_at]
         beside_city = self.beside_cities
         # tiles beside an own city are left free for its recruits and garrison splits where possible
         # tiles in sight first: a march sent where we cannot see may find a troop standing there unseen
-        vis = p.visible
-        area.sort(key=lambda j: (j in beside_city, mi.dist(centre, j) + (0 if vis[j] else 1), self.home[j],
-                                 int(mi.r[j]), int(mi.q[j])))
+        # (sorted by (beside a city, distance + 1 out of sight, cost from home, r, q), as one lexsort)
+        near = [j for j in mi.within(centre, 3).tolist() if j not in p.city_at]
+        at = np.array(near, dtype=np.int64)
+        beside = np.array([j in beside_city for j in near], dtype=bool)
+        steps = mi.dist_from(centre)[at] + (~p.visible[at]).astype(np.int32)
+        area = at[np.lexsort((mi.q[at], mi.r[at], self.home[at], steps, beside))].tolist() if near else []
         troops = [u for u in units if slot_of_type(u.type) == "troop"]
         sieges = [u for u in units if slot_of_type(u.type) == "siege"]
         troops.sort(key=lambda u: (-u.men, u.id))

@@ -271,11 +271,10 @@ def _hypothetical(board: GameState, owner: str, troop: Troop, tile: Tile) -> Uni
 def _local_copy(board: GameState, centre: Tile, keep_units: Iterable[int] = (), radius: int = 4) -> GameState:
     """A copy of the board with only what a fight at `centre` can touch: the cities and units within `radius`
     (and `keep_units`); the phases a forecast runs then loop over a handful of things, not the whole map."""
-    b = board.clone()
     keep = set(keep_units)
-    b.cities = {cid: c for cid, c in b.cities.items() if distance(c.tile, centre) <= radius}
-    b.units = {uid: u for uid, u in b.units.items() if uid in keep or distance(u.tile, centre) <= radius}
-    return b
+    cities = {cid for cid, c in board.cities.items() if distance(c.tile, centre) <= radius}
+    units = {uid for uid, u in board.units.items() if uid in keep or distance(u.tile, centre) <= radius}
+    return board.clone(units=units, cities=cities)  # only what is kept is copied
 
 
 def _spot(board: GameState, unit: Unit, target: Tile, reach: int, taken: set[Tile]) -> Tile | None:

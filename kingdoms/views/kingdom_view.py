@@ -375,9 +375,21 @@ def _report(rec: Json) -> SpyReport:
 
 def _terrain_rows(gm: GameMap, explored: np.ndarray) -> list[str]:
     """The explored map as rows of terrain letters (lower case on rivers), blank where unexplored."""
-    letters = _letters(gm)
-    shown = np.where(explored, letters, " ").reshape(gm.height, gm.width)
-    return ["".join(row) for row in shown.tolist()]
+    text = np.where(explored, _letter_codes(gm), ord(" ")).astype(np.uint8).tobytes().decode("ascii")
+    w = gm.width
+    return [text[k:k + w] for k in range(0, gm.size, w)]
+
+
+#: Per-map terrain letters as ASCII codes (the letters of `_letters`), for building rows as bytes.
+_LETTER_CODES: weakref.WeakKeyDictionary[GameMap, np.ndarray] = weakref.WeakKeyDictionary()
+
+
+def _letter_codes(gm: GameMap) -> np.ndarray:
+    """Per-tile ASCII codes of a map's terrain letters (cached for the map's lifetime)."""
+    arr = _LETTER_CODES.get(gm)
+    if arr is None:
+        arr = _LETTER_CODES[gm] = np.frombuffer("".join(_letters(gm).tolist()).encode("ascii"), dtype=np.uint8)
+    return arr
 
 
 #: Per-map terrain letters, derived from the immutable map only.

@@ -32,7 +32,7 @@ import numpy as np
 
 from kingdoms import ruledata as rd
 from kingdoms.engine import economy as eco
-from kingdoms.engine.belief import believed_state
+from kingdoms.engine.belief import believed_state, member_mask
 from kingdoms.engine.context import told_to
 from kingdoms.engine.land import FREE, founding_problem
 from kingdoms.engine.month import CheckResult, check_orders_on
@@ -388,7 +388,7 @@ class Observation:
         state, kingdom = self._state, self.kingdom
         owner = state.owner
         own_ids = np.array([c.id for c in state.cities.values() if c.owner == kingdom], dtype=np.int32)
-        mine = np.isin(owner, own_ids) if own_ids.size else np.zeros(self.map.size, dtype=bool)
+        mine = member_mask(owner, own_ids)
         own_city = np.where(mine, owner, -1)
         held = self.sight.visible & (owner >= 0)
         holder: dict[int, str] = {}
