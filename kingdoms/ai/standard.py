@@ -605,11 +605,11 @@ class Ruler:
                 break
             # what a city there would make, by the engine's site report (CITY-450): the people its land feeds
             # and its production at full land, and the growth its water allows
-            site = p.obs.site(int(mi.q[i]), int(mi.r[i]))
-            if site is None:
+            rep = p.obs.site_report_at(i)  # what Observation.site shows there
+            if rep is None:
                 continue
-            worth = (SITE_FEEDS * site.feeds / 1000.0 + SITE_PROD * site.prod_full
-                     + SITE_WATER * rd.WATER_GROWTH[site.water])
+            worth = (SITE_FEEDS * rep.people_fed / 1000.0 + SITE_PROD * rep.full.production
+                     + SITE_WATER * rd.WATER_GROWTH[rep.water])
             s = float(score[i]) + worth
             if s < SITE_MIN_SCORE:
                 continue

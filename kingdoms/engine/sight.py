@@ -78,14 +78,12 @@ def neighbourhood(gm: GameMap, radius: int) -> np.ndarray:
     return table
 
 
-def _spread(gm: GameMap, out: np.ndarray, sources: list[int], radius: int) -> None:
-    """Mark every tile within `radius` of the flat indices `sources` in `out` (length n + 1, last = sentinel)."""
-    if not sources:
-        return
-    if radius == 0:
-        out[np.asarray(sources, dtype=np.int64)] = True
-        return
-    out[neighbourhood(gm, radius)[np.asarray(sources, dtype=np.int64)].ravel()] = True
+def _around(gm: GameMap, sources: list[int] | np.ndarray, radius: int) -> np.ndarray:
+    """The flat indices within `radius` of every one of `sources` (off-map ones as the sentinel n), as one array."""
+    at = np.asarray(sources, dtype=np.int64)
+    if radius == 0 or at.size == 0:
+        return at
+    return neighbourhood(gm, radius)[at].ravel()
 
 
 def _city_kingdom_table(state: GameState, kingdoms: list[str]) -> np.ndarray:
@@ -139,17 +137,14 @@ def compute_sight(state: GameState, kingdoms: list[str] | None = None) -> dict[s
         watched = np.zeros(n + 1, dtype=bool)
         eye = np.zeros(n + 1, dtype=bool)
         if kd is not None and not kd.eliminated:
-            land = np.flatnonzero(land_of == x)
-            _spread(gm, visible, land.tolist(), rd.SIGHT["border"])
-            _spread(gm, visible, near[x], rd.SIGHT["troop"])
-            _spread(gm, visible, far[x], rd.SIGHT["scout"])
-            _spread(gm, visible, spy[x], rd.SIGHT["spy"])
-            _spread(gm, visible, lifted[x], rd.SIGHT["city"])
-            _spread(gm, watched, far[x], rd.SIGHT["scout"])
-            _spread(gm, watched, spy[x], rd.SIGHT["spy"])
-            _spread(gm, watched, lifted[x], rd.SIGHT["city"])
-            _spread(gm, eye, spy[x], rd.SIGHT["spy"])
-            _spread(gm, eye, lifted[x], 0)
+            # each mask marked in one write: the tiles around every source of each kind, joined
+            scouts = _around(gm, far[x], rd.SIGHT["scout"])
+            agents = _around(gm, spy[x], rd.SIGHT["spy"])
+            lift = _around(gm, lifted[x], rd.SIGHT["city"])
+            visible[np.concatenate((_around(gm, np.flatnonzero(land_of == x), rd.SIGHT["border"]),
+                                    _around(gm, near[x], rd.SIGHT["troop"]), scouts, agents, lift))] = True
+            watched[np.concatenate((scouts, agents, lift))] = True
+            eye[np.concatenate((agents, np.asarray(lifted[x], dtype=np.int64)))] = True
         out[k] = Sight(k, visible[:n], watched[:n], eye[:n])
     return out
 

@@ -707,16 +707,25 @@ class Observation:
     def site(self, q: int, r: int) -> Site | None:
         """The CITY SITES figures of a tile, or None when, as far as the kingdom can see, no city can stand there."""
         i = self.map.index(q, r)
+        rep = self.site_report_at(i)
+        if rep is None:
+            return None
+        dist, name = self._nearest_own_at(i)
+        return Site((q, r), rep.water, dist, name, rep.at_founding.net, rep.at_founding.production, rep.full.net,
+                    rep.full.production, rep.people_fed, rep.land_tiles)
+
+    def site_report_at(self, i: int) -> eco.SiteReport | None:
+        """The site report `site` reads for flat index i, or None where, as far as the kingdom can see, no city can
+        stand (a planner weighing many tiles reads this, not the whole Site)."""
         if i < 0 or not self._site_open[i]:
             return None
         memo, signatures = self._site_memo
         key = (i, signatures[i].tobytes())  # the ground as the kingdom knows it
         rep = memo.get(key)
         if rep is None:
+            q, r = self.map.tile(i)
             rep = memo[key] = self.site_report(q, r)
-        dist, name = self._nearest_own_at(i)
-        return Site((q, r), rep.water, dist, name, rep.at_founding.net, rep.at_founding.production, rep.full.net,
-                    rep.full.production, rep.people_fed, rep.land_tiles)
+        return rep
 
     @cached_property
     def _site_memo(self) -> tuple[dict[tuple[int, bytes], eco.SiteReport], np.ndarray]:
