@@ -108,6 +108,32 @@ def test_city_450_site_reports_are_those_of_the_believed_board(played: tuple[Gam
     assert checked > 50
 
 
+def test_city_070_conq_040_queue_head_and_hold_down_are_the_figures(played: tuple[Game, dict[int, GameState]]) -> None:
+    """CITY-070, CONQ-040: the queue head and the men a restless city needs, asked for one city, are what the whole
+    figures show for it (the AI asks them without working out every city's figures), and a city of another
+    kingdom has neither; a fresh observation is asked first, so nothing the figures made is reused."""
+    _, kept = played
+    checked = 0
+    for state in kept.values():
+        for kid in state.kingdoms:
+            for cid in sorted(state.cities):
+                alone = observe(state, kid)
+                head, hold = alone.queue_head(cid), alone.hold_down(cid)
+                fig = observe(state, kid).figures.cities.get(cid)
+                if fig is None:
+                    assert head is None and hold is None
+                    continue
+                assert head == fig.head and hold == fig.hold_down
+                checked += 1
+    # a restless conquest's hold-down, on a copy where one city has turned restless
+    state = next(iter(kept.values())).clone()
+    city = next(c for c in state.cities.values() if c.owner in state.kingdoms)
+    city.restless = True
+    obs = observe(state, city.owner)
+    assert obs.hold_down(city.id) == obs.figures.cities[city.id].hold_down is not None
+    assert checked > 10
+
+
 def test_land_in_sight_names_only_known_cities(played: tuple[Game, dict[int, GameState]]) -> None:
     """INTEL-010/050: the land the observation can tell is held lies in sight (or is its own); it names the city of
     a held tile only when the kingdom knows that city."""

@@ -156,6 +156,13 @@ def _head(city: OwnCity, available: float, people: int) -> QueueHead | None:
     return QueueHead(item, men, t, paid, price, months, city.last.get("waiting"))
 
 
+def _hold_down(city: Any) -> int | None:
+    """Men a restless city (state.City) needs on its land to calm down (CONQ-040); None when it is not restless."""
+    if not city.restless:
+        return None
+    return int(min(rd.HOLD_DOWN_MAX, max(rd.HOLD_DOWN_MIN, round(city.people * rd.HOLD_DOWN_SHARE))))
+
+
 def _neighbours(t: Tile) -> list[Tile]:
     """The six tiles around `t`."""
     q, r = t
@@ -813,9 +820,7 @@ class Observation:
             gross = b.gross if b is not None else look.production
             land = self.city_land(city.id)
             men_here = sum(u.men for u in view.units if (u.q, u.r) in land and rd.UNITS[u.type].fighting)
-            hold = None
-            if city.restless:
-                hold = int(min(rd.HOLD_DOWN_MAX, max(rd.HOLD_DOWN_MIN, round(city.people * rd.HOLD_DOWN_SHARE))))
+            hold = _hold_down(city)
             fig = CityFigures(
                 city_id=city.id, outlook=look, by_focus=by_focus, gross=gross, available=available,
                 store_cap=eco.store_cap(city, gross), granary_cap=eco.granary_capacity(city),
@@ -825,6 +830,24 @@ class Observation:
             fig.alerts = _alerts(view, oc, fig, hit.get(city.id, []), foreign)
             out[city.id] = fig
         return OwnFigures(out, budget.output, budget.upkeep, budget.share)
+
+    def queue_head(self, city_id: int) -> QueueHead | None:
+        """The head of an own city's queue, its price and months to go, as its figures show it (`figures`), without
+        working out the rest of the figures; None for a city that is not the kingdom's or builds nothing."""
+        city = self.believed.cities.get(city_id)
+        oc = next((c for c in self.view.cities if c.id == city_id), None)
+        if oc is None or city is None or city.owner != self.kingdom:
+            return None
+        b = self.budget.cities.get(city_id)
+        return _head(oc, b.available if b is not None else 0.0, oc.people)
+
+    def hold_down(self, city_id: int) -> int | None:
+        """Men an own restless city needs on its land (CONQ-040), as its figures show it; None when it is not
+        restless or not the kingdom's."""
+        city = self.believed.cities.get(city_id)
+        if city is None or city.owner != self.kingdom or not any(c.id == city_id for c in self.view.cities):
+            return None
+        return _hold_down(city)
 
     @property
     def alerts(self) -> dict[int, list[str]]:

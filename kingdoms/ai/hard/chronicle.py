@@ -42,8 +42,7 @@ def _army_name(an: Analysis, fp: FieldPlan) -> str:
 def _works(an: Analysis) -> str | None:
     """What the capital is building, and how far along it is (it moves every month while anything is queued)."""
     c = an.capital
-    fig = an.obs.figures.cities.get(c.id)
-    head = fig.head if fig is not None else None
+    head = an.obs.queue_head(c.id)
     if head is None:
         return None
     what = head.item.replace("_", " ")

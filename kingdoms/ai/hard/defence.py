@@ -125,8 +125,7 @@ def plan(an: Analysis) -> DefencePlan:
         # A restless conquest: troops on its land totalling 10% of its people (CONQ-040).
         hold_down = 0
         if c.restless:
-            fig = an.obs.figures.cities.get(c.id)
-            hold_down = fig.hold_down if fig is not None and fig.hold_down is not None else 0
+            hold_down = an.obs.hold_down(c.id) or 0
             want = max(want, hold_down)
         dp.wanted[c.id] = want
         deficit = want - have
