@@ -136,3 +136,14 @@ def test_member_mask_is_np_isin() -> None:
         values = rng.integers(-6, 60, size=int(rng.integers(0, 300))).astype(np.int32)
         ids = rng.integers(-3, 90, size=int(rng.integers(0, 8))).astype(np.int32)
         assert np.array_equal(member_mask(values, ids), np.isin(values, ids)), trial
+
+
+def test_within_small_radii_from_the_neighbourhood_table_is_the_distance_mask() -> None:
+    """MAP-030: the tiles within a small radius, read from the sight neighbourhood table, are those the hex distance
+    puts there, in map order, on every tile of a small map (edges and corners included) and for radius 0 to 5."""
+    mi = map_info(build_state(generate(5, 3, size=(40, 30)), 1).map)
+    for i in range(mi.n):
+        for radius in range(6):
+            got = mi.within(i, radius)
+            want = np.flatnonzero(mi.dist_from(i) <= radius)
+            assert got.dtype == want.dtype and np.array_equal(got, want), (i, radius)

@@ -22,7 +22,7 @@ from scipy.sparse.csgraph import dijkstra
 
 from kingdoms import ruledata as rd
 from kingdoms.engine.pathing import slot_of_type
-from kingdoms.engine.sight import hex_to_mask
+from kingdoms.engine.sight import hex_to_mask, neighbourhood
 from kingdoms.gamemap import GameMap
 from kingdoms.hexgrid import Tile, hex_len, hex_lens
 from kingdoms.orders.models import QueueItem
@@ -121,7 +121,11 @@ class MapInfo:
         return hex_len(dq, dr)
 
     def within(self, i: int, radius: int) -> np.ndarray:
-        """Flat indices within `radius` of i (i included), in map order."""
+        """Flat indices within `radius` of i (i included), in map order (small radii: from the sight
+        neighbourhood table, a row of it, not a pass over the whole map)."""
+        if 0 <= radius <= 4:
+            row = neighbourhood(self.gm, radius)[i]
+            return np.sort(row[row < self.n]).astype(np.int64)
         return np.flatnonzero(self.dist_from(i) <= radius)
 
 
