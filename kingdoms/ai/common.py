@@ -22,7 +22,7 @@ from scipy.sparse.csgraph import dijkstra
 
 from kingdoms import ruledata as rd
 from kingdoms.engine.pathing import slot_of_type
-from kingdoms.engine.sight import hex_to_mask, neighbourhood
+from kingdoms.engine.sight import neighbourhood
 from kingdoms.gamemap import GameMap
 from kingdoms.hexgrid import Tile, hex_len, hex_lens
 from kingdoms.orders.models import QueueItem
@@ -246,9 +246,9 @@ class Picture:
         self.month = view.month
         self.seed = obs.seed  # the game's public seed: a source of variety that every seat may use
         self.mi = mi = map_info(obs.map)
-        n = mi.n
-        self.explored = hex_to_mask(view.explored, n)
-        self.visible = hex_to_mask(view.visible, n)
+        # the view's explored and visible masks (view.explored, view.visible), as the observation holds them
+        self.explored = obs.explored.copy()
+        self.visible = obs.sight.visible.copy()
         self.cities: list[OwnCity] = list(view.cities)
         self.city_by_id = {c.id: c for c in self.cities}
         self.units: list[OwnUnit] = list(view.units)
