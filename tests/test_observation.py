@@ -134,6 +134,28 @@ def test_city_070_conq_040_queue_head_and_hold_down_are_the_figures(played: tupl
     assert checked > 10
 
 
+def test_diplo_020_picture_costs_and_closed_land_kept_for_the_month_are_the_fresh_ones(
+        played: tuple[Game, dict[int, GameState]]) -> None:
+    """DIPLO-020: the AI picture's troop costs and land closed to its troops, worked out once a month and read only,
+    are what working them out afresh gives (closed land: every tile of a holder, or camp of an owner, at peace)."""
+    import numpy as np
+
+    from kingdoms.ai.common import picture_for
+
+    _, kept = played
+    for state in kept.values():
+        for kid in state.kingdoms:
+            pic = picture_for(observe(state, kid))
+            costs, closed = pic.troop_costs(), pic.closed_land()
+            assert costs is pic.troop_costs() and closed is pic.closed_land()
+            assert not costs.flags.writeable and not closed.flags.writeable
+            assert np.array_equal(costs, pic._troop_costs(False))
+            want = np.zeros(pic.mi.n, dtype=bool)
+            for i, holder in [*pic.foreign_holder.items(), *pic.camp_owner.items()]:
+                want[i] |= pic.at_peace_with(holder)
+            assert np.array_equal(closed, want)
+
+
 def test_land_in_sight_names_only_known_cities(played: tuple[Game, dict[int, GameState]]) -> None:
     """INTEL-010/050: the land the observation can tell is held lies in sight (or is its own); it names the city of
     a held tile only when the kingdom knows that city."""

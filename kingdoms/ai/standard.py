@@ -728,7 +728,8 @@ class Ruler:
         ok &= p.reachable_mask(here, "agent")
         at = np.flatnonzero(ok)
         gain = np.zeros(mi.n)  # the unknown tiles within a scout's sight, counted only where it may go
-        gain[at] = unexplored[table[at]].sum(axis=1)
+        if unexplored.any():  # (none left: every gain is 0)
+            gain[at] = unexplored[table[at]].sum(axis=1)
         score = np.where(ok & (gain > 0), gain / (1.0 + d / 7.0), -1.0)
         ruin = p.view.ruin
         if ruin is not None and p.month < 24:
