@@ -14,6 +14,7 @@ from kingdoms.engine.belief import believed_state
 from kingdoms.engine.land import found_city
 from kingdoms.engine.month import check_orders
 from kingdoms.orders.models import Attack, Move
+from kingdoms.state import QueueEntry
 from kingdoms.views import observe
 from tests.builders import add, corridor, world
 
@@ -235,3 +236,28 @@ def test_intel_050_a_route_through_unexplored_ground_is_planned_at_one_move_a_ti
     state, levy = _mountain_out_of_sight()
     (verdict,) = check_orders(state, "wei", [], [Move(unit_id=levy.id, to=(11, 4))])
     assert verdict.ok and "3 months in all" in verdict.message, verdict.message
+
+
+
+# --- INTEL-040: a rival city's books stay closed on the believed board -------------------------------------
+
+
+def test_intel_040_a_rival_citys_ledger_queue_and_stores_are_not_on_the_believed_board():
+    """INTEL-040: Wei's scout beside Shu's city sees it; the believed board keeps the city (its tile and holder)
+    but not its books: no queue, store or grain, and none of last month's ledger (production, militia standing,
+    whether it was blockaded), which the economy and the checks could otherwise read on Wei's behalf. Wei's own
+    city keeps its ledger."""
+    state, city, _levy, _target = _lane_at_peace()
+    add(state, "wei", "scout", (7, 4))
+    city.queue = [QueueEntry(item="spearman", men=1_000)]
+    city.store, city.grain = 40.0, 300.0
+    city.last.update({"production": 55, "militia_standing": 1_200, "blockaded": True})
+    own = found_city(state, "wei", 2, 4, people=15_000, grain=100, name="Luoyang")
+    own.last.update({"production": 12})
+    board = believed_state(state, "wei")
+    seen = board.cities[city.id]
+    assert (seen.q, seen.r, seen.owner) == (8, 4, "shu")
+    assert seen.queue == [] and seen.store == 0.0 and seen.grain == 0.0
+    assert seen.last == {}
+    assert city.last["production"] == 55  # the true state is untouched
+    assert board.cities[own.id].last["production"] == 12

@@ -144,7 +144,7 @@ def believed_state(state: GameState, kingdom: str, sight: Sight | None = None) -
             rec = memory.get(str(cid))
             if rec is not None and rec.get("owner"):
                 city.owner = rec["owner"]
-        city.queue, city.store, city.grain = [], 0.0, 0.0
+        city.queue, city.store, city.grain, city.last = [], 0.0, 0.0, {}
         keep_centres.append(gm.index(city.q, city.r))
     # Land: the kingdom knows who holds its own land and the tiles in its sight; elsewhere it cannot tell.
     own_ids = np.array([c.id for c in board.cities.values() if c.owner == kingdom], dtype=np.int32)
