@@ -311,11 +311,15 @@ class GameState:
         kept per map while the array is unchanged, `_owner_json`), and the stored JSON is written by pydantic's
         serializer (its floats round-trip exactly; NaN and Infinity as Python's json writes them).
         """
-        data = _ADAPTER.dump_python(self, mode="json", exclude={"owner", "map"})
-        owner = _owner_json(self)
-        digest = hashlib.sha256(_canonical_text(data, owner).encode()).hexdigest()[:32]
+        data, owner, digest = self._dumped()
         body = _STORE_ADAPTER.dump_json(data)
         return digest, b"".join((body[:-1], b',"owner":', owner.encode(), b"}"))
+
+    def _dumped(self) -> tuple[Json, str, str]:
+        """The state as JSON data without its owner array, that array's JSON, and the canonical hash of both."""
+        data = _ADAPTER.dump_python(self, mode="json", exclude={"owner", "map"})
+        owner = _owner_json(self)
+        return data, owner, hashlib.sha256(_canonical_text(data, owner).encode()).hexdigest()[:32]
 
     @classmethod
     def from_dict(cls, data: Json, game_map: GameMap) -> GameState:
@@ -332,8 +336,7 @@ class GameState:
 
     def state_hash(self) -> str:
         """Canonical hash of the whole state: replaying the same orders must reproduce it."""
-        data = _ADAPTER.dump_python(self, mode="json", exclude={"owner", "map"})
-        return hashlib.sha256(_canonical_text(data, _owner_json(self)).encode()).hexdigest()[:32]
+        return self._dumped()[2]
 
 
 _ADAPTER: TypeAdapter[GameState] = TypeAdapter(GameState)
@@ -537,8 +540,7 @@ def _copy_entry(e: QueueEntry) -> QueueEntry:
     new: QueueEntry = _new(QueueEntry)
     new.item = e.item
     new.men = e.men
-    tile = e.tile
-    new.tile = tile if tile is None or type(tile) is tuple else _copy_json(tile)
+    new.tile = _tile(e.tile)
     new.paid = e.paid
     new.months = e.months
     return new
@@ -588,13 +590,10 @@ def _copy_unit(u: Unit) -> Unit:
     new.cargo = u.cargo
     new.fortified = u.fortified
     new.general_id = u.general_id
-    standing = u.standing
-    new.standing = None if standing is None else _copy_json(standing)
-    dest = u.dest
-    new.dest = dest if dest is None or type(dest) is tuple else _copy_json(dest)
+    new.standing = _copy_json(u.standing)
+    new.dest = _tile(u.dest)
     new.home_city = u.home_city
-    meta = u.standing_meta
-    new.standing_meta = None if meta is None else _copy_json(meta)
+    new.standing_meta = _copy_json(u.standing_meta)
     return new
 
 

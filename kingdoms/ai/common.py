@@ -24,7 +24,7 @@ from kingdoms import ruledata as rd
 from kingdoms.engine.pathing import slot_of_type
 from kingdoms.engine.sight import neighbourhood
 from kingdoms.gamemap import GameMap
-from kingdoms.hexgrid import Tile, hex_len, hex_lens
+from kingdoms.hexgrid import Tile, flat_index, hex_len, hex_lens
 from kingdoms.orders.models import QueueItem
 from kingdoms.orders.syntax import format_queue_item
 from kingdoms.views.kingdom_view import OwnCity, OwnUnit, SeenCity, SeenUnit
@@ -93,11 +93,8 @@ class MapInfo:
     _graphs: dict[int, csr_matrix] = field(default_factory=dict)  # distance_field's graphs by enter-cost hash
 
     def index(self, q: int, r: int) -> int:
-        """GameMap.index (hexgrid.flat_index) written out: the AIs ask it tens of thousands of times a game."""
-        c = q + (r - (r & 1)) // 2
-        if not (0 <= r < self.height and 0 <= c < self.width):
-            return -1
-        return r * self.width + c
+        """GameMap.index, one call fewer (the AIs ask it tens of thousands of times a game)."""
+        return flat_index(q, r, self.width, self.height)
 
     def tile(self, i: int) -> Tile:
         return int(self.q[i]), int(self.r[i])

@@ -20,12 +20,15 @@ from kingdoms.engine.land import FREE, holder_code
 from kingdoms.engine.pathing import derived_map
 from kingdoms.engine.sight import Sight, hex_to_mask, sight_of
 from kingdoms.engine.visibility import (
+    can_see_unit,
+    cities_by_tile,
     has_fresh_report,
+    inside_foreign_city,
     known_city_tile,
     watches_unit,
 )
 from kingdoms.gamemap import GameMap
-from kingdoms.state import City, GameState
+from kingdoms.state import GameState
 
 #: Believed maps already made, per true map: explored mask -> map (a kingdom's explored map changes once a month).
 _MAPS: weakref.WeakKeyDictionary[GameMap, dict[bytes, GameMap]] = weakref.WeakKeyDictionary()
@@ -80,34 +83,18 @@ def believed_state(state: GameState, kingdom: str, sight: Sight | None = None) -
     seen: list[int] = []  # in sight: kept, their books closed
     behind_walls: list[int] = []  # troops in a rival's city in sight: kept as "troops" of a size class
     kept: set[int] = set()
-    # can_see_unit and inside_foreign_city, read from one table of the foreign cities by tile (the first city of
-    # a tile in the state's order, as state.city_at finds it)
-    foreign_at: dict[tuple[int, int], City] = {}
-    for city in state.cities.values():
-        foreign_at.setdefault((city.q, city.r), city)
-    foreign_at = {t: c for t, c in foreign_at.items() if c.owner != kingdom}
-    index, visible, eye = state.map.index, sight.visible, sight.spy_eye
+    cities_at = cities_by_tile(state)  # one table for every unit's question below
     for uid, unit in state.units.items():
         if unit.owner == kingdom:
             kept.add(uid)
             continue
-        if kingdom == rd.BANDITS:  # a side with no fog (can_see_unit): every unit but a spy
-            if unit.type != "spy":
+        if not can_see_unit(state, kingdom, unit, sight, cities_at):
+            inside = inside_foreign_city(state, kingdom, unit, cities_at) if unit.spec.fighting else None
+            if inside is not None and has_fresh_report(state, kingdom, inside.id):
+                kept.add(uid)  # a spy report from this month or last shows the garrison as it is (INTEL-220)
+            elif inside is not None and sight.sees(gm, unit.q, unit.r):
                 kept.add(uid)
-                seen.append(uid)
-            continue
-        if unit.type == "spy":
-            continue  # never seen, never a garrison (INTEL-090)
-        i = index(unit.q, unit.r)
-        inside = foreign_at.get((unit.q, unit.r))
-        in_sight = i >= 0 and bool(visible[i])
-        if not (in_sight and (inside is None or eye[i])):
-            if inside is not None and unit.spec.fighting:
-                if has_fresh_report(state, kingdom, inside.id):
-                    kept.add(uid)  # a spy report from this month or last shows the garrison as it is (INTEL-220)
-                elif in_sight:
-                    kept.add(uid)
-                    behind_walls.append(uid)
+                behind_walls.append(uid)
             continue
         kept.add(uid)
         seen.append(uid)

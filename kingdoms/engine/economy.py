@@ -54,7 +54,6 @@ def map_lists(gm: GameMap) -> tuple[list[int], list[int], list[int], list[int]]:
     return got
 
 
-
 # --- who stands where ---------------------------------------------------------------------------------------
 
 
@@ -110,14 +109,16 @@ class Board:
 
     def own_troops_on_land(self, city: City) -> list[Unit]:
         """Fighting troops of the city's owner standing on its land (centre included), by id (CITY-110)."""
-        found = [u for i in self.tiles(city) for u in self.troops.get(i, ()) if u.owner == city.owner]
+        troops, owner = self.troops, city.owner
+        found = [u for i in troops.keys() & self.tiles(city) for u in troops[i] if u.owner == owner]  # most: none
         return sorted(found, key=lambda u: u.id)
 
     def occupied(self, city: City, tiles: Iterable[int] | None = None) -> frozenset[int]:
         """Tiles of the city on which an enemy fighting troop stands (COMBAT-280, OPEN-92)."""
         state = self.state
         tiles = self.tiles(city) if tiles is None else tiles
-        return frozenset(i for i in tiles for u in self.troops.get(i, ()) if occupies(state, u, city.owner))
+        troops = self.troops
+        return frozenset(i for i in troops.keys() & tiles for u in troops[i] if occupies(state, u, city.owner))
 
 
 # --- one city's frame ---------------------------------------------------------------------------------------
@@ -197,22 +198,13 @@ def frame(state: GameState, city: City, board: Board | None = None) -> CityFrame
     gm = state.map
     if board is None:
         board = Board(state, {city.id: np.flatnonzero(state.owner == city.id).tolist()}, fighting_by_tile(state))
-    held = board.tiles(city)
-    tiles = tuple(held)
+    tiles = tuple(board.tiles(city))
     centre = gm.index(city.q, city.r)
     if centre not in tiles:
         tiles = (centre, *tiles)
-    troop_men = 0
-    occupied: frozenset[int] = frozenset()
-    troops = board.troops
-    stood = troops.keys() & tiles  # the tiles of its land with fighting troops: most have none
-    if stood:
-        # as Board.own_troops_on_land (troops on the land held) and Board.occupied (on the frame's tiles)
-        owner = city.owner
-        troop_men = sum(u.men for i in stood if i != centre or centre in held for u in troops[i] if u.owner == owner)
-        occupied = frozenset(i for i in tiles if i in stood for u in troops[i] if occupies(state, u, owner))
+    troop_men = sum(u.men for u in board.own_troops_on_land(city))
     return CityFrame(state, city, city.people, centre, tiles, improvements_of(state, city),
-                     occupied, troop_men, is_court(state, city))
+                     board.occupied(city, tiles), troop_men, is_court(state, city))
 
 
 # --- worked tiles (CITY-020, CITY-040, OPEN-48, OPEN-92) ----------------------------------------------------
@@ -385,12 +377,13 @@ def land_tile_count(state: GameState, tiles: Iterable[int], centre: int) -> int:
     return sum(1 for i in tiles if i != centre and is_land[i])
 
 
-def next_tile_at(state: GameState, tiles: Iterable[int], centre: int) -> int | None:
-    """People the city needs for its next land tile (OPEN-55); None once it holds 91 tiles (CITY-350)."""
+def next_tile_at(state: GameState, tiles: Iterable[int], centre: int, land: int | None = None) -> int | None:
+    """People the city needs for its next land tile (OPEN-55); None once it holds 91 tiles (CITY-350).
+    `land`: the tiles' land_tile_count, when the caller has it."""
     tiles = list(tiles)
     if len(tiles) >= rd.MAX_CITY_TILES:
         return None
-    return rd.next_tile_people(land_tile_count(state, tiles, centre))
+    return rd.next_tile_people(land_tile_count(state, tiles, centre) if land is None else land)
 
 
 def claim_candidates(state: GameState, city: City, tiles: Iterable[int], people: int) -> list[int]:
@@ -633,7 +626,7 @@ def outlook_of(f: CityFrame, focus: str, *, restless: bool = False, blockaded: b
         granary_cap=gcap,
         store_cap=store_cap(city, gross),
         land_tiles=land,
-        next_tile_people=None if len(f.tiles) >= rd.MAX_CITY_TILES else rd.next_tile_people(land),  # next_tile_at
+        next_tile_people=next_tile_at(state, f.tiles, f.centre, land),
         reach=rd.land_reach(f.people),
         water=water,
         drill_cap=rd.drill_cap(f.people),

@@ -173,10 +173,19 @@ _T = TypeVar("_T")
 _K = TypeVar("_K")
 
 
-class _Rows(dict[int, _T]):
+class _LazyRows(dict[int, _T]):
     """Per-tile rows of a believed map's net, each made on first use (a believed map serves one kingdom-month,
-    and its searches reach a small part of it). A dict whose missing rows are made: a row already made is read
-    at a plain dict's speed in the search loop."""
+    and its searches reach a small part of it). A dict whose missing rows a subclass's __missing__ makes: a row
+    already made is read at a plain dict's speed in the search loop."""
+
+    __slots__ = ()
+
+    def __len__(self) -> int:
+        raise TypeError("a believed map's rows are made one at a time")
+
+
+class _Rows(_LazyRows[_T]):
+    """Rows made by a function of the tile."""
 
     __slots__ = ("_make",)
 
@@ -188,11 +197,8 @@ class _Rows(dict[int, _T]):
         row = self[u] = self._make(u)
         return row
 
-    def __len__(self) -> int:
-        raise TypeError("a believed map's rows are made one at a time")
 
-
-class _PlainRows(dict[int, tuple[_Edge, ...]]):
+class _PlainRows(_LazyRows[tuple[_Edge, ...]]):
     """A believed map's ordinary steps per tile, each row made on first use: the true map's row where the ground
     around the tile is the same and no crossing lies beside it (`own` 0), else (neighbour, cost) for every
     neighbour not in `crossing`."""
@@ -212,11 +218,8 @@ class _PlainRows(dict[int, tuple[_Edge, ...]]):
             row = self[u] = self._base[u]
         return row
 
-    def __len__(self) -> int:
-        raise TypeError("a believed map's rows are made one at a time")
 
-
-class _RiverRows(dict[int, tuple[_Way, ...]]):
+class _RiverRows(_LazyRows[tuple[_Way, ...]]):
     """A believed map's crossings per tile, each row made on first use: (neighbour in `crossing`, tile straight
     beyond it, the neighbour's cost); none where no crossing lies beside the tile (`own` 0)."""
 
@@ -234,9 +237,6 @@ class _RiverRows(dict[int, tuple[_Way, ...]]):
         else:
             row = self[u] = ()
         return row
-
-    def __len__(self) -> int:
-        raise TypeError("a believed map's rows are made one at a time")
 
 
 _NETS: weakref.WeakKeyDictionary[GameMap, _Net] = weakref.WeakKeyDictionary()
@@ -779,12 +779,12 @@ def _monthly_ok(g: Ground, start: int, full: int, goals: frozenset[int], centre:
     return hex_len(dq, dr) - radius >= _MONTHLY_FROM
 
 
-def _remember(cache: dict[_K, bytes], key: _K, weights: bytes) -> bytes:
-    """Keep `weights` under `key`, the oldest one going when the cache is full."""
-    if len(cache) >= _WEIGHTS_KEPT:
+def _remember(cache: dict[_K, _T], key: _K, value: _T, kept: int = _WEIGHTS_KEPT) -> _T:
+    """Keep `value` under `key`, the oldest entry going when the cache holds `kept`."""
+    if len(cache) >= kept:
         del cache[next(iter(cache))]
-    cache[key] = weights
-    return weights
+    cache[key] = value
+    return value
 
 
 def _ring_weights(net: _Net, centre: int, radius: int) -> bytes:
@@ -938,14 +938,12 @@ def find_route(g: Ground, goals: set[int], *, moves_left: float | None = None, c
     key = (g.board_key(), start, full, left, wanted, join, ghost, g.colonists)
     routes = g.net.routes
     if key in routes:
-        kept = routes[key]
-        return None if kept is None else Route(kept.start, list(kept.steps))
-    found, parent, best = _search(g, start, full, left, wanted, centre, radius, join, ghost)
-    route = None if found < 0 else _build(g, start, found, parent, best, full)
-    if len(routes) >= _ROUTES_KEPT:
-        del routes[next(iter(routes))]
-    routes[key] = route
-    return None if route is None else Route(route.start, list(route.steps))
+        route = routes[key]
+    else:
+        found, parent, best = _search(g, start, full, left, wanted, centre, radius, join, ghost)
+        route = _remember(routes, key, None if found < 0 else _build(g, start, found, parent, best, full),
+                          _ROUTES_KEPT)
+    return None if route is None else Route(route.start, list(route.steps))  # a copy: callers may change it
 
 
 def reachable(g: Ground, *, moves_left: float | None = None) -> dict[int, int]:

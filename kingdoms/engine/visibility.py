@@ -24,15 +24,27 @@ Json = dict[str, Any]
 # --- what can be seen --------------------------------------------------------------------------------
 
 
-def inside_foreign_city(state: GameState, kingdom: str, unit: Unit) -> City | None:
-    """The foreign city whose tile `unit` stands on (its garrison, OPEN-30), else None."""
-    city = state.city_at(unit.q, unit.r)
+def cities_by_tile(state: GameState) -> dict[Tile, City]:
+    """The city of each city tile, the first in the state's order (as state.city_at finds it): for a caller that
+    asks about many units at once (the believed board), instead of a pass over the cities per unit."""
+    out: dict[Tile, City] = {}
+    for city in state.cities.values():
+        out.setdefault((city.q, city.r), city)
+    return out
+
+
+def inside_foreign_city(state: GameState, kingdom: str, unit: Unit,
+                        cities_at: dict[Tile, City] | None = None) -> City | None:
+    """The foreign city whose tile `unit` stands on (its garrison, OPEN-30), else None. `cities_at`: the
+    state's `cities_by_tile`, when the caller has it."""
+    city = state.city_at(unit.q, unit.r) if cities_at is None else cities_at.get((unit.q, unit.r))
     if city is None or city.owner == kingdom:
         return None
     return city
 
 
-def can_see_unit(state: GameState, kingdom: str, unit: Unit, sight: Sight | None = None) -> bool:
+def can_see_unit(state: GameState, kingdom: str, unit: Unit, sight: Sight | None = None,
+                 cities_at: dict[Tile, City] | None = None) -> bool:
     """True when `kingdom` sees `unit` now and may name it in an order (INTEL-050, INTEL-070, INTEL-090).
 
     Own units always; foreign spies never (they are invisible); troops inside a foreign city only through a
@@ -50,7 +62,7 @@ def can_see_unit(state: GameState, kingdom: str, unit: Unit, sight: Sight | None
     i = gm.index(unit.q, unit.r)
     if i < 0 or not sight.visible[i]:
         return False
-    if inside_foreign_city(state, kingdom, unit) is not None:
+    if inside_foreign_city(state, kingdom, unit, cities_at) is not None:
         return bool(sight.spy_eye[i])
     return True
 
