@@ -134,6 +134,22 @@ def test_city_070_conq_040_queue_head_and_hold_down_are_the_figures(played: tupl
     assert checked > 10
 
 
+def test_conq_040_hold_down_shown_is_the_engines(played: tuple[Game, dict[int, GameState]]) -> None:
+    """CONQ-040: the men a restless city is told it needs are the men the engine's unrest check counts, at half
+    values too (5,005 people: 10 % is 500.5, which the engine rounds up to 501; banker's rounding said 500)."""
+    from kingdoms.engine.conquest import hold_down_needed
+
+    state = next(iter(played[1].values())).clone()
+    city = next(c for c in state.cities.values() if c.owner in state.kingdoms)
+    city.restless = True
+    for people in (5_005, 5_025, 12_345, 40_000):
+        city.people = people
+        obs = observe(state, city.owner)
+        assert obs.hold_down(city.id) == obs.figures.cities[city.id].hold_down == hold_down_needed(city)
+    city.people = 5_005
+    assert observe(state, city.owner).hold_down(city.id) == 501
+
+
 def test_diplo_020_picture_costs_and_closed_land_kept_for_the_month_are_the_fresh_ones(
         played: tuple[Game, dict[int, GameState]]) -> None:
     """DIPLO-020: the AI picture's troop costs and land closed to its troops, worked out once a month and read only,

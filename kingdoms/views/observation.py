@@ -33,6 +33,7 @@ import numpy as np
 from kingdoms import ruledata as rd
 from kingdoms.engine import economy as eco
 from kingdoms.engine.belief import believed_state, member_mask
+from kingdoms.engine.conquest import hold_down_needed
 from kingdoms.engine.context import told_to
 from kingdoms.engine.land import FREE, founding_problem
 from kingdoms.engine.month import CheckResult, check_orders_on
@@ -157,10 +158,9 @@ def _head(city: OwnCity, available: float, people: int) -> QueueHead | None:
 
 
 def _hold_down(city: Any) -> int | None:
-    """Men a restless city (state.City) needs on its land to calm down (CONQ-040); None when it is not restless."""
-    if not city.restless:
-        return None
-    return int(min(rd.HOLD_DOWN_MAX, max(rd.HOLD_DOWN_MIN, round(city.people * rd.HOLD_DOWN_SHARE))))
+    """Men a restless city (state.City) needs on its land to calm down, as the engine counts them (CONQ-040); None
+    when it is not restless."""
+    return hold_down_needed(city) if city.restless else None
 
 
 def _neighbours(t: Tile) -> list[Tile]:
