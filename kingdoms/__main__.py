@@ -2,6 +2,6 @@
 
 import sys
 
-from kingdoms.cli import main
+from kingdoms.cli import run
 
-sys.exit(main())
+sys.exit(run())

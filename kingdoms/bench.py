@@ -30,6 +30,7 @@ Figures (keys of `--json`):
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import resource
 import statistics
@@ -40,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from kingdoms.game import Game
+from kingdoms.gctune import DEFAULTS, tune_collector
 from kingdoms.ruledata import LAST_MONTH
 
 BENCH_SEED = 20261129
@@ -82,13 +84,20 @@ def _workload() -> int:
 
 
 def calibrate(rounds: int = 7) -> float:
-    """Milliseconds of `_workload` in this process (the median of `rounds` runs, after one warm-up)."""
-    _workload()
-    times = []
-    for _ in range(rounds):
-        t0 = time.perf_counter()
+    """Milliseconds of `_workload` in this process (the median of `rounds` runs, after one warm-up).
+
+    Run under CPython's default collector thresholds, so the figure measures the machine, not gctune."""
+    kept = gc.get_threshold()
+    gc.set_threshold(*DEFAULTS)
+    try:
         _workload()
-        times.append(time.perf_counter() - t0)
+        times = []
+        for _ in range(rounds):
+            t0 = time.perf_counter()
+            _workload()
+            times.append(time.perf_counter() - t0)
+    finally:
+        gc.set_threshold(*kept)
     return 1000 * statistics.median(times)
 
 
@@ -395,6 +404,7 @@ def _part(name: str, quick: bool) -> dict[str, Any]:
 
 def _part_child(conn: Any, name: str, quick: bool) -> None:
     """A spawned process running one part: sends {"figures": ...} or {"error": ...} back."""
+    tune_collector()  # as the `kingdoms` command's own processes do
     try:
         conn.send({"figures": _part(name, quick)})
     except BaseException as exc:  # noqa: BLE001 - reported to the parent, which names the part

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from kingdoms.game import Game, GameError, setup_for
+from kingdoms.gctune import tune_collector
 from kingdoms.storage import StorageError, remove_game_file
 
 #: How long a command waits for another process's write before saying the file is locked.
@@ -466,9 +467,15 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
 
+def run() -> int:
+    """The `kingdoms` command's entry: this process plays months, so tune its collector (gctune), then main."""
+    tune_collector()
+    return main()
+
+
 def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run())

@@ -30,7 +30,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
                       "kingdoms.accounting")),
     ("interfaces", ("kingdoms.__main__", "kingdoms.cli", "kingdoms.server", "kingdoms.mcp_strict",
                     "kingdoms.mcp_content", "kingdoms.http_auth", "kingdoms.play", "kingdoms.chronicle",
-                    "kingdoms.bench", "kingdoms.viewer", "kingdoms.modelseat", "kingdoms.tournament")),
+                    "kingdoms.bench", "kingdoms.viewer", "kingdoms.modelseat", "kingdoms.tournament",
+                    "kingdoms.gctune")),
 )
 
 

@@ -15,7 +15,7 @@ import os
 from collections.abc import Iterable
 from typing import Any
 
-from kingdoms.tournament.worker import play_job, worker_init
+from kingdoms.tournament.worker import cluster_job, play_job, worker_init
 
 Outcome = dict[str, Any]
 
@@ -99,7 +99,7 @@ class RayExecutor:
             ray.init(address=address, log_to_driver=False)
         self.cluster = ray.cluster_resources()
         self.jobs = jobs or max(1, int(self.cluster.get("CPU", 1)))
-        self._remote = ray.remote(num_cpus=1, max_retries=0)(play_job)
+        self._remote = ray.remote(num_cpus=1, max_retries=0)(cluster_job)
         self._refs: dict[Any, str] = {}
         self.address = address
 

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from kingdoms.game import Game
+from kingdoms.gctune import tune_collector
 from kingdoms.session import Session
 from kingdoms.tournament.metrics import final_standing, month_times, seat_figures
 from kingdoms.tournament.schedule import FILL, GameTask
@@ -50,9 +51,17 @@ def _die_with_parent() -> None:
 
 
 def worker_init() -> None:
-    """Initialiser of local worker processes: die with the runner, ignore ^C (the runner handles it)."""
+    """Initialiser of local worker processes: die with the runner, ignore ^C (the runner handles it), and tune
+    the collector as the `kingdoms` command does (gctune)."""
     _die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    tune_collector()
+
+
+def cluster_job(job: dict[str, Any]) -> dict[str, Any]:
+    """play_job as a Ray task runs it: in a worker process of the cluster's, tuned as the `kingdoms` command is."""
+    tune_collector()
+    return play_job(job)
 
 
 @contextlib.contextmanager
