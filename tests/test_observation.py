@@ -241,3 +241,37 @@ def test_spectator_view_only_of_a_finished_game(tmp_path: Path) -> None:
     assert all(" " not in row for row in seen.terrain_rows)
     assert set(seen.views) == set(s.kingdoms) and seen.views["wei"].foreign_units == []
     assert seen.to_dict()["end_reason"] == "test"
+
+
+def test_intel_050_known_city_ids_are_the_cities_known_city_tile_finds(
+        played: tuple[Game, dict[int, GameState]]) -> None:
+    """INTEL-050, COMBAT-380, VIC-130: the one-pass set of known cities (the believed board's and the land's) holds
+    exactly the cities `known_city_tile` places, in played states and after a spy is stationed, a city is
+    remembered out of sight and a memory is forgotten."""
+    from kingdoms.engine.sight import sight_of
+    from kingdoms.engine.visibility import known_city_ids
+    from kingdoms.state import StationedSpy
+
+    def same(state: GameState, kid: str) -> set[int]:
+        sight = sight_of(state, kid)
+        want = {cid for cid in state.cities if known_city_tile(state, kid, cid, sight) is not None}
+        assert known_city_ids(state, kid, sight) == want
+        return want
+
+    _, kept = played
+    for state in kept.values():
+        for kid in state.kingdoms:
+            same(state, kid)
+    state = max(kept.items())[1].clone()
+    kid = sorted(state.kingdoms)[0]
+    unknown = [c for c in state.cities.values() if c.owner != kid and c.id not in same(state, kid)]
+    assert unknown, "a city the kingdom does not know yet"
+    city = unknown[0]
+    state.spies.append(StationedSpy(kid, city.id, state.month))
+    assert city.id in same(state, kid)
+    state.spies.pop()
+    memory = state.kingdoms[kid].memory.setdefault("cities", {})
+    memory[str(city.id)] = {"id": city.id, "q": city.q, "r": city.r, "owner": city.owner}
+    assert city.id in same(state, kid)
+    del memory[str(city.id)]
+    assert city.id not in same(state, kid)

@@ -24,7 +24,7 @@ from kingdoms.engine.visibility import (
     cities_by_tile,
     has_fresh_report,
     inside_foreign_city,
-    known_city_tile,
+    known_city_ids,
     watches_unit,
 )
 from kingdoms.gamemap import GameMap
@@ -99,8 +99,7 @@ def believed_state(state: GameState, kingdom: str, sight: Sight | None = None) -
         kept.add(uid)
         seen.append(uid)
     # Foreign cities: the known ones, as the kingdom's map shows them (below).
-    known_ids = {cid for cid, city in state.cities.items()
-                 if city.owner == kingdom or known_city_tile(state, kingdom, cid, sight) is not None}
+    known_ids = known_city_ids(state, kingdom, sight)
     board = state.clone(memory_of=kingdom, units=kept, cities=known_ids)
     board.map = gm
     for uid in behind_walls:

@@ -114,6 +114,25 @@ def known_city_tile(state: GameState, kingdom: str, city_id: int, sight: Sight |
     return None
 
 
+def known_city_ids(state: GameState, kingdom: str, sight: Sight | None = None) -> set[int]:
+    """Ids of the cities of `state` that `kingdom` knows (those `known_city_tile` finds), in one pass over the
+    cities and spies instead of a pass over the spies per city (the believed board asks of every city)."""
+    sight = sight or sight_of(state, kingdom)
+    kd = state.kingdoms.get(kingdom)
+    memory = (kd.memory.get("cities") or {}) if kd is not None else {}
+    spied = {s.city_id for s in state.spies if s.owner == kingdom}
+    gm, visible = state.map, sight.visible
+    out: set[int] = set()
+    for cid, city in state.cities.items():
+        if city.owner == kingdom or city.is_ruin or cid in spied:
+            out.add(cid)
+            continue
+        i = gm.index(city.q, city.r)
+        if (i >= 0 and visible[i]) or memory.get(str(cid)) is not None:
+            out.add(cid)
+    return out
+
+
 def knows_city(state: GameState, kingdom: str, city: City, sight: Sight | None = None) -> bool:
     """True when `kingdom` knows `city` and may name it in an order (INTEL-050, COMBAT-380)."""
     return known_city_tile(state, kingdom, city.id, sight) is not None

@@ -40,7 +40,7 @@ from kingdoms.engine.month import CheckResult, check_orders_on
 from kingdoms.engine.pathing import Ground, find_route, months_to_reach, reachable
 from kingdoms.engine.sight import Sight, compute_sight, hex_to_mask
 from kingdoms.engine.supply import in_supply, ration_months_left, supplying_camps
-from kingdoms.engine.visibility import can_see_unit, known_city_tile, seen_now
+from kingdoms.engine.visibility import can_see_unit, known_city_ids, known_city_tile, seen_now
 from kingdoms.gamemap import GameMap
 from kingdoms.hexgrid import Tile, distance, spiral
 from kingdoms.state import GameState, Unit
@@ -319,6 +319,7 @@ class Observation:
         #: Last month's events the kingdom was told of (TURN-180), as stored: kind, text, audience, data, month.
         self.events: list[dict[str, Any]] = events_seen_by(recent_events, kingdom)
         self._outputs: dict[tuple[int, str], eco.CityOutlook] = {}
+        self._frames: dict[int, eco.CityFrame] = {}
         self._free: dict[tuple[int, str], list[Tile]] = {}
         self._checks: dict[tuple[tuple[str, ...], tuple[str, ...]], list[CheckResult]] = {}
 
@@ -401,12 +402,14 @@ class Observation:
         holder: dict[int, str] = {}
         city: dict[int, int] = {}
         known: dict[int, bool] = {}
+        known_ids = known_city_ids(state, kingdom, self.sight)
         for i in np.flatnonzero(held & ~mine).tolist():
             cid = int(owner[i])
             c = state.cities.get(cid)
             holder[i] = c.owner if c is not None else rd.BANDITS
             if cid not in known:
-                known[cid] = known_city_tile(state, kingdom, cid, self.sight) is not None
+                known[cid] = cid in known_ids if c is not None else (
+                    known_city_tile(state, kingdom, cid, self.sight) is not None)
             if known[cid]:
                 city[i] = cid
         return Land(own_city, held, holder, city)
@@ -477,12 +480,19 @@ class Observation:
         return city
 
     def city_output(self, city_id: int, focus: str | None = None) -> eco.CityOutlook:
-        """An own city's month under `focus` (its own when None): economy.city_output on the believed board."""
+        """An own city's month under `focus` (its own when None): economy.city_output on the believed board, its
+        steps taken here so that every focus reads one frame of the city (the believed board never changes)."""
         city = self._own(city_id)
         key = (city_id, focus or city.focus)
         got = self._outputs.get(key)
         if got is None:
-            got = self._outputs[key] = eco.city_output(self.believed, city, focus, board=self._economy_board)
+            f = self._frames.get(city_id)
+            if f is None:
+                f = self._frames[city_id] = eco.frame(self.believed, city, self._economy_board)
+            blockaded = eco.is_blockaded(city)
+            got = self._outputs[key] = eco.outlook_of(
+                f, key[1], restless=city.restless, blockaded=blockaded, grain=city.grain,
+                block=eco.growth_block(city, blockaded, self.believed.month))
         return got
 
     def outlooks(self, city_id: int) -> dict[str, eco.CityOutlook]:
