@@ -18,7 +18,7 @@ from kingdoms.setup import build_state, resolve_scenario
 from kingdoms.state import GameState
 from kingdoms.views import observe, observe_all
 
-from .builders import add, add_city, open_world
+from .builders import add, add_city, open_world, world
 
 
 @pytest.fixture(scope="module")
@@ -275,3 +275,35 @@ def test_intel_050_known_city_ids_are_the_cities_known_city_tile_finds(
     assert city.id in same(state, kid)
     del memory[str(city.id)]
     assert city.id not in same(state, kid)
+
+
+def test_combat_280_city_110_kept_board_answers_are_the_boards_and_follow_a_new_board() -> None:
+    """COMBAT-280, CITY-110: the observation's economy board keeps each city's troops on its land and occupied tiles;
+    asked twice it gives what a fresh economy.Board of the believed board gives, and a later observation of a state
+    where the enemy troop has left its land gives the new answer (the kept one belongs to the old board)."""
+    from kingdoms.views.observation import _KeptBoard
+
+    state = world(war=True)
+    city = add_city(state, "wei", (4, 4), people=30_000)
+    tile = next(t for t in sorted(state.city_tiles(city.id)) if t != (4, 4))
+    enemy = add(state, "shu", "spearman", tile, 2000)
+    add(state, "wei", "levy", (4, 4), 1000)
+
+    def check(state: GameState) -> frozenset[int]:
+        obs = observe(state, "wei")
+        board = obs._economy_board
+        assert isinstance(board, _KeptBoard)
+        mine = obs.believed.cities[city.id]
+        fresh = eco.Board.of(obs.believed)
+        for _ in range(2):
+            assert board.occupied(mine) == fresh.occupied(mine)
+            assert board.own_troops_on_land(mine) == fresh.own_troops_on_land(mine)
+        for focus in rd.FOCUSES:
+            assert obs.city_output(city.id, focus) == eco.city_output(state, state.cities[city.id], focus)
+        assert obs.budget == eco.kingdom_budget(state, "wei")
+        return board.occupied(mine)
+
+    assert check(state)  # the enemy stands on a tile of the city's land
+    later = state.clone()
+    later.units[enemy.id].q, later.units[enemy.id].r = 11, 9
+    assert not check(later)

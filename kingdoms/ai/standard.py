@@ -561,11 +561,10 @@ class Ruler:
         near_owned |= ext[nb].any(axis=1)
         ok = p.explored & mi.land & mi.passable & ~near_owned
         ruin = p.view.ruin
-        if ruin is not None:
-            ri = mi.index(ruin.q, ruin.r)
-            ok &= mi.dist_from(ri) > 2
+        if ruin is not None:  # (the tiles within 2 of the Ruin, 3 of a foreign city, cleared: a row of a table each)
+            ok[mi.within(mi.index(ruin.q, ruin.r), 2)] = False
         for c in p.foreign_cities:
-            ok &= mi.dist_from(mi.index(c.q, c.r)) > 3
+            ok[mi.within(mi.index(c.q, c.r), 3)] = False
         for u in p.foreign_units:
             ok[mi.index(u.q, u.r)] = False
         origin = mi.index(colonist.q, colonist.r) if colonist is not None else self.cap_idx

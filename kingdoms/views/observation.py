@@ -301,6 +301,35 @@ def events_seen_by(events: Iterable[Mapping[str, Any]], kingdom: str) -> list[di
 # =============================================================================================================
 
 
+class _KeptBoard(eco.Board):
+    """An economy.Board of a believed board that keeps each city's troops on its land and occupied tiles once
+    found: every frame of the observation (each focus, site kind and the budget) reads them. A believed board is
+    never changed once made (read only), so a kept answer can never be stale."""
+
+    __slots__ = ("_troops_on_land", "_occupied")
+
+    def __init__(self, board: eco.Board) -> None:
+        super().__init__(board.state, board.land, board.troops)
+        self._troops_on_land: dict[int, list[Unit]] = {}
+        self._occupied: dict[tuple[int, tuple[int, ...] | None], frozenset[int]] = {}
+
+    def own_troops_on_land(self, city: Any) -> list[Unit]:
+        """Board.own_troops_on_land, kept per city (a copy of the list: a caller may keep or change it)."""
+        got = self._troops_on_land.get(city.id)
+        if got is None:
+            got = self._troops_on_land[city.id] = super().own_troops_on_land(city)
+        return list(got)
+
+    def occupied(self, city: Any, tiles: Iterable[int] | None = None) -> frozenset[int]:
+        """Board.occupied, kept per city and tiles asked about."""
+        tiles = None if tiles is None else tuple(tiles)
+        key = (city.id, tiles)
+        got = self._occupied.get(key)
+        if got is None:
+            got = self._occupied[key] = super().occupied(city, tiles)
+        return got
+
+
 class Observation:
     """Everything one kingdom may know at the start of one month, and the engine services it may use on it."""
 
@@ -470,7 +499,7 @@ class Observation:
     @cached_property
     def _economy_board(self) -> eco.Board:
         """The economy's index of the believed board (land by city, troops by tile), built once."""
-        return eco.Board.of(self.believed)
+        return _KeptBoard(eco.Board.of(self.believed))
 
     def _own(self, city_id: int) -> Any:  # -> state.City on the believed board
         """An own city's record on the believed board; KeyError for any other id (the services serve own cities)."""
