@@ -272,10 +272,11 @@ class Picture:
         for c in self.foreign_cities:
             ci = mi.index(c.q, c.r)
             # out of sight, a city's land is taken to reach as far as a city of its size may claim (OPEN-55)
-            for j in mi.within(ci, ring.get(c.size or "", 1) if not c.ruin else 1).tolist():
-                if not self.own_land[j] and not self.visible[j]:
-                    self.foreign_land[j] = True
-                    self.foreign_holder[j] = c.owner
+            near = mi.within(ci, ring.get(c.size or "", 1) if not c.ruin else 1)
+            near = near[~self.own_land[near] & ~self.visible[near]]
+            self.foreign_land[near] = True
+            for j in near.tolist():
+                self.foreign_holder[j] = c.owner
         self.foreign_units: list[SeenUnit] = [u for u in view.foreign_units if u.in_sight]
         self.remembered_units: list[SeenUnit] = [u for u in view.foreign_units if not u.in_sight]
         self.wars = {tuple(p) for p in view.wars}
