@@ -92,6 +92,26 @@ def tile_in_sight(state: GameState, kingdom: str, q: int, r: int, sight: Sight |
     return sight.sees(state.map, q, r)
 
 
+def _in_view(state: GameState, kingdom: str, city: City, spied: set[int], sight: Sight | None) -> bool:
+    """Whether `kingdom` knows `city` as it stands now: its own, the Ruin (VIC-130), holding one of the kingdom's
+    stationed spies (`spied`: their cities' ids) or in sight (worked out only then, when not given). A city it does
+    not see may still be on its map."""
+    if city.owner == kingdom or city.is_ruin or city.id in spied:
+        return True
+    return (sight or sight_of(state, kingdom)).sees(state.map, city.q, city.r)
+
+
+def _spied(state: GameState, kingdom: str) -> set[int]:
+    """Ids of the cities holding one of the kingdom's stationed spies."""
+    return {s.city_id for s in state.spies if s.owner == kingdom}
+
+
+def _city_memory(state: GameState, kingdom: str) -> dict[str, Any]:
+    """The cities recorded on the kingdom's map (its memory), by id as text."""
+    kd = state.kingdoms.get(kingdom)
+    return (kd.memory.get("cities") or {}) if kd is not None else {}
+
+
 def known_city_tile(state: GameState, kingdom: str, city_id: int, sight: Sight | None = None) -> Tile | None:
     """Where `kingdom` believes city `city_id` stands, or None when it does not know the city (COMBAT-380).
 
@@ -99,38 +119,21 @@ def known_city_tile(state: GameState, kingdom: str, city_id: int, sight: Sight |
     city recorded on its map (memory) — even one since burned, whose loss it learns only on seeing the tile.
     """
     city = state.cities.get(city_id)
-    if city is not None:
-        if city.owner == kingdom or city.is_ruin:
-            return city.tile
-        if any(s.owner == kingdom and s.city_id == city_id for s in state.spies):
-            return city.tile
-        sight = sight or sight_of(state, kingdom)
-        if sight.sees(state.map, city.q, city.r):
-            return city.tile
-    kd = state.kingdoms.get(kingdom)
-    rec = (kd.memory.get("cities") or {}).get(str(city_id)) if kd is not None else None
+    if city is not None and _in_view(state, kingdom, city, _spied(state, kingdom), sight):
+        return city.tile
+    rec = _city_memory(state, kingdom).get(str(city_id))
     if rec is not None:
         return int(rec["q"]), int(rec["r"])
     return None
 
 
 def known_city_ids(state: GameState, kingdom: str, sight: Sight | None = None) -> set[int]:
-    """Ids of the cities of `state` that `kingdom` knows (those `known_city_tile` finds), in one pass over the
+    """Ids of the cities of `state` that `kingdom` knows (those `known_city_tile` places), in one pass over the
     cities and spies instead of a pass over the spies per city (the believed board asks of every city)."""
     sight = sight or sight_of(state, kingdom)
-    kd = state.kingdoms.get(kingdom)
-    memory = (kd.memory.get("cities") or {}) if kd is not None else {}
-    spied = {s.city_id for s in state.spies if s.owner == kingdom}
-    gm, visible = state.map, sight.visible
-    out: set[int] = set()
-    for cid, city in state.cities.items():
-        if city.owner == kingdom or city.is_ruin or cid in spied:
-            out.add(cid)
-            continue
-        i = gm.index(city.q, city.r)
-        if (i >= 0 and visible[i]) or memory.get(str(cid)) is not None:
-            out.add(cid)
-    return out
+    spied, memory = _spied(state, kingdom), _city_memory(state, kingdom)
+    return {cid for cid, city in state.cities.items()
+            if _in_view(state, kingdom, city, spied, sight) or memory.get(str(cid)) is not None}
 
 
 def knows_city(state: GameState, kingdom: str, city: City, sight: Sight | None = None) -> bool:
