@@ -362,12 +362,19 @@ def _owner_json(state: GameState) -> str:
     return text
 
 
+#: json.dumps(x, sort_keys=True, separators=(",", ":")) as one encoder made once (json.dumps makes one a call);
+#: without the circular-reference check, which only turns a cycle into a different error (state JSON has none).
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), check_circular=False).encode
+
+
 def _canonical_text(data: Json, owner: str) -> str:
     """The sorted-key compact JSON of `data` with an "owner" key whose JSON is `owner`: the text hash_of_data
-    hashes for the whole `to_dict`, made key by key so the owner's text is not made again."""
-    keys = sorted([*data, "owner"])
-    parts = [f"{json.dumps(k)}:{owner if k == 'owner' else json.dumps(data[k], sort_keys=True, separators=(',', ':'))}"
-             for k in keys]
+    hashes for the whole `to_dict`, made as the keys before "owner" and those after it (two encodings, not one a
+    key) with the owner's text put between them, so it is not made again."""
+    before = {k: v for k, v in data.items() if k < "owner"}
+    after = {k: v for k, v in data.items() if k > "owner"}
+    parts = [text[1:-1] for text in (_CANONICAL(before), _CANONICAL(after)) if text != "{}"]
+    parts.insert(1 if before else 0, '"owner":' + owner)
     return "{" + ",".join(parts) + "}"
 
 
