@@ -182,7 +182,6 @@ def settle(ctx: MonthContext, city: City) -> int:
 def unrest_phase(ctx: MonthContext) -> None:
     """Each restless city: a month of unrest passes if held down, else a 15% revolt roll (rng "unrest")."""
     state = ctx.state
-    roll = ctx.rng("unrest")
     for city in sorted(state.cities.values(), key=lambda c: c.id):
         if city.owner == rd.BANDITS or city.owner not in state.kingdoms:
             city.restless = False
@@ -203,7 +202,7 @@ def unrest_phase(ctx: MonthContext) -> None:
                 settle(ctx, city)
             continue
         city.last["unrest_months"] = city.unrest_months
-        if roll.random() < rd.UNREST_REVOLT_CHANCE:
+        if ctx.rng("unrest").random() < rd.UNREST_REVOLT_CHANCE:  # made at the first roll, kept for the month
             revolt(ctx, city)
         else:
             ctx.emit("city_restless", f"{city.name} {fmt_tile(city.tile)} is restless and not held down: {have:,} men "

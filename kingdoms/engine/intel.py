@@ -363,12 +363,11 @@ def _lose_orphans(ctx: MonthContext) -> None:
 def _catch_travellers(ctx: MonthContext) -> None:
     """Roll for every travelling spy on another kingdom's land (INTEL-190, OPEN-38)."""
     state = ctx.state
-    rng = ctx.rng("intel.catch")
     for spy in sorted((u for u in state.units.values() if u.type == "spy"), key=lambda u: u.id):
         chance, catcher = catch_chance(state, spy)
         if catcher is None:
             continue
-        if rng.random() < chance:
+        if ctx.rng("intel.catch").random() < chance:  # made at the first roll (a month without one makes none)
             del state.units[spy.id]
             where = fmt_tile(spy.tile)
             ctx.emit("spy_caught", f"Your spy #{spy.id} was caught at {where} on the land of {_kname(state, catcher)}.",
@@ -380,7 +379,6 @@ def _catch_travellers(ctx: MonthContext) -> None:
 def _unmask(ctx: MonthContext) -> None:
     """Counter-spies unmask foreign spies in their city: 20% each, at most 60% (INTEL-180)."""
     state = ctx.state
-    rng = ctx.rng("intel.unmask")
     counters: dict[int, int] = {}
     for city in state.cities.values():
         n = counter_spies(state, city)
@@ -393,7 +391,7 @@ def _unmask(ctx: MonthContext) -> None:
         if s.owner == city.owner or n == 0:
             keep.append(s)
             continue
-        if rng.random() < unmask_chance(n):
+        if ctx.rng("intel.unmask").random() < unmask_chance(n):
             ctx.emit("spy_unmasked", f"Your spy in {city.name} was unmasked by counter-spies and is lost.", [s.owner],
                      city_id=city.id)
             if city.owner in state.kingdoms:
