@@ -14,6 +14,8 @@ from kingdoms.engine.context import MonthContext, OrderFailed
 from kingdoms.engine.generals import new_general
 from kingdoms.engine.sieges import (
     assault_city,
+    besiegers,
+    blockade_threshold,
     full_militia,
     garrison,
     is_blockaded,
@@ -21,6 +23,7 @@ from kingdoms.engine.sieges import (
     shoot_city,
     standing_militia,
     towers_phase,
+    units_near,
     walls_factor,
     walls_phase,
 )
@@ -581,6 +584,36 @@ def test_siege_150_blockade_needs_garrison_plus_militia_on_its_land():
     city.militia = 600.0  # OPEN-23: the militia standing now counts, not the full militia
     west.men = 1_100
     assert is_blockaded(state, city)  # 1,600 >= 1,600
+
+
+def test_siege_150_blockade_with_the_units_by_tile_index_is_the_full_scan():
+    """SIEGE-150, OPEN-23: besiegers, the threshold and the blockade read through units_near (the phases' index of
+    units by tile) equal the scan of every unit, for every city, also after troops move, grow, change or leave."""
+    state = world(wu=True)
+    city = town(state)
+    add(state, "shu", "spearman", TOWN, 1_000)
+    add(state, "shu", "levy", TOWN, 2_000)
+    west = add(state, "wei", "levy", WEST, 1_500)
+    add(state, "wu", "catapult", EAST, 500)
+    add(state, "wei", "levy", TWO_WEST, 900)
+    add(state, "wei", "scout", NE)
+
+    def agree() -> None:
+        near = units_near(state)
+        for c in state.cities.values():
+            assert besiegers(state, c, near) == besiegers(state, c)
+            assert blockade_threshold(state, c, near) == blockade_threshold(state, c)
+            assert is_blockaded(state, c, near) == is_blockaded(state, c)
+
+    agree()
+    assert [u.id for u in besiegers(state, city, units_near(state))] == sorted(u.id for u in besiegers(state, city))
+    west.q, west.r = NE
+    west.men = 4_000
+    agree()
+    state.owner[state.map.index(*TWO_WEST)] = city.id
+    del state.units[min(u.id for u in state.units.values() if u.tile == TOWN)]
+    agree()
+    assert is_blockaded(state, city, units_near(state))
 
 
 def test_siege_150_only_its_own_land_within_2_counts():

@@ -19,6 +19,8 @@ The fight arithmetic is combat.py's exchange (COMBAT-040..090): `fighter_for` bu
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from kingdoms import ruledata as rd
 from kingdoms.engine import generals as gen
 from kingdoms.engine.combat import (
@@ -49,7 +51,7 @@ from kingdoms.engine.economy import round_half_up
 from kingdoms.engine.pathing import TROOP, slot_of
 from kingdoms.engine.registry import phase
 from kingdoms.engine.visibility import note_told_militia
-from kingdoms.hexgrid import distance, fmt_tile, hex_len
+from kingdoms.hexgrid import Tile, distance, fmt_tile, hex_len
 from kingdoms.state import City, GameState, Unit, side_name
 
 # --- lookups ---------------------------------------------------------------------------------------------
@@ -429,10 +431,41 @@ def fire_towers(ctx: MonthContext) -> None:
                 ctx.emit("towers", note + ".", [city.owner], unit_id=unit.id, city_id=city.id, killed=killed)
 
 
-def besiegers(state: GameState, city: City) -> list[Unit]:
-    """Enemy fighting troops (shooters and siege trains included) on the city's own land within 2 tiles (SIEGE-150)."""
+@dataclass(frozen=True, slots=True)
+class Near:
+    """The board's units as the siege questions below read them, built once by a phase that asks about every city
+    (made after the phase's last change to units): the fighting troops with men with their tiles, and every unit
+    by its tile, both in the state's (id) order."""
+
+    fighting: list[tuple[int, int, Unit]]
+    by_tile: dict[Tile, list[Unit]]
+
+
+def units_near(state: GameState) -> Near:
+    """Index the state's units now (see Near)."""
+    by_tile: dict[Tile, list[Unit]] = {}
+    fighting = []
+    for unit in state.units.values():
+        by_tile.setdefault((unit.q, unit.r), []).append(unit)
+        if unit.men > 0 and unit.spec.fighting:
+            fighting.append((unit.q, unit.r, unit))
+    return Near(fighting, by_tile)
+
+
+def besiegers(state: GameState, city: City, near: Near | None = None) -> list[Unit]:
+    """Enemy fighting troops (shooters and siege trains included) on the city's own land within 2 tiles (SIEGE-150).
+    `near`: the board's units_near, when the caller asks about many cities of an unchanged board."""
     out = []
     cq, cr, radius = city.q, city.r, rd.BLOCKADE_RADIUS
+    if near is not None:  # the same tests, the unit's own ones made once in units_near
+        span = 2 * radius
+        for q, r, unit in near.fighting:
+            dq, dr = q - cq, r - cr
+            if (dq == 0 and dr == 0) or abs(dq) + abs(dr) + abs(dq + dr) > span:  # hex_len(dq, dr) > radius
+                continue
+            if state.at_war(city.owner, unit.owner) and on_city_land(state, city, unit):
+                out.append(unit)
+        return sorted(out, key=lambda u: u.id)
     for unit in state.units.values():  # the cheap tests first: most units stand far away
         dq, dr = unit.q - cq, unit.r - cr
         if (dq == 0 and dr == 0) or hex_len(dq, dr) > radius or unit.men <= 0 or not unit.spec.fighting:
@@ -442,22 +475,26 @@ def besiegers(state: GameState, city: City) -> list[Unit]:
     return sorted(out, key=lambda u: u.id)
 
 
-def besieging_men(state: GameState, city: City) -> int:
+def besieging_men(state: GameState, city: City, near: Near | None = None) -> int:
     """Men of the besiegers on the city's land within 2 tiles (SIEGE-150)."""
-    return sum(u.men for u in besiegers(state, city))
+    return sum(u.men for u in besiegers(state, city, near))
 
 
-def blockade_threshold(state: GameState, city: City) -> int:
+def blockade_threshold(state: GameState, city: City, near: Near | None = None) -> int:
     """Men needed to blockade: the garrison plus the militia standing now (OPEN-23)."""
-    gar = garrison(state, city)
+    if near is None:
+        gar = garrison(state, city)
+    else:  # garrison's own test on the units of the city tile, in id order
+        here = sorted((u for u in near.by_tile.get(city.tile, ()) if u.owner == city.owner), key=lambda u: u.id)
+        gar = next((u for u in here if is_garrison_type(u) and u.men > 0), None)
     return (gar.men if gar is not None else 0) + standing_militia(state, city)
 
 
-def is_blockaded(state: GameState, city: City) -> bool:
+def is_blockaded(state: GameState, city: City, near: Near | None = None) -> bool:
     """At least one enemy man, and at least garrison + standing militia, on its land within 2 (SIEGE-150, OPEN-100);
     fewer do nothing to the city itself (SIEGE-170)."""
-    men = besieging_men(state, city)
-    return men >= 1 and men >= blockade_threshold(state, city)
+    men = besieging_men(state, city, near)
+    return men >= 1 and men >= blockade_threshold(state, city, near)
 
 
 @phase("towers")
@@ -465,18 +502,19 @@ def towers_phase(ctx: MonthContext) -> None:
     """Towers fire; then the month's blockades are settled into ctx.blockaded for the economy (SIEGE-100, SIEGE-150)."""
     fire_towers(ctx)
     state = ctx.state
-    ctx.blockaded = {c.id for c in state.cities.values() if is_blockaded(state, c)}
+    near = units_near(state)  # no unit moves, dies or is made below
+    ctx.blockaded = {c.id for c in state.cities.values() if is_blockaded(state, c, near)}
     for city in state.cities.values():
         city.last["blockaded"] = city.id in ctx.blockaded  # this month's status, for readers of the ledger
     for cid in sorted(ctx.blockaded):
         city = state.cities[cid]
-        men = besieging_men(state, city)
+        men = besieging_men(state, city, near)
         if city.owner in state.kingdoms:
             ctx.emit("blockade", f"{city.name} {fmt_tile(city.tile)} is BLOCKADED by {men:,} enemy men on its land: no "
                      f"harvest, no growth, no repairs, half production, walls -{rd.BLOCKADE_CRUMBLE} a month.",
                      [city.owner], city_id=cid, men=men)
         by: dict[str, int] = {}
-        for unit in besiegers(state, city):
+        for unit in besiegers(state, city, near):
             if unit.owner in state.kingdoms:
                 by[unit.owner] = by.get(unit.owner, 0) + unit.men
         for kingdom in sorted(by):  # the besiegers are told too (SIEGE-150): they see their own men on its land
@@ -505,6 +543,7 @@ def walls_phase(ctx: MonthContext) -> None:
 def militia_phase(ctx: MonthContext) -> None:
     """Militia comes back at 20% of the full militia a month, never above it; notes for the briefing."""
     state = ctx.state
+    near = units_near(state)  # the phase changes cities only
     for city in sorted(state.cities.values(), key=lambda c: c.id):
         full = full_militia(state, city)
         now = min(float(full), max(0.0, city.militia))
@@ -515,5 +554,5 @@ def militia_phase(ctx: MonthContext) -> None:
         city.last["militia_full"] = full
         city.last["blockaded"] = city.id in ctx.blockaded
         city.last["attacked"] = city.id in ctx.cities_attacked
-        city.last["besieging_men"] = besieging_men(state, city)
-        city.last["blockade_needs"] = blockade_threshold(state, city)
+        city.last["besieging_men"] = besieging_men(state, city, near)
+        city.last["blockade_needs"] = blockade_threshold(state, city, near)
