@@ -202,9 +202,13 @@ def frame(state: GameState, city: City, board: Board | None = None) -> CityFrame
     centre = gm.index(city.q, city.r)
     if centre not in tiles:
         tiles = (centre, *tiles)
-    troop_men = sum(u.men for u in board.own_troops_on_land(city))
-    return CityFrame(state, city, city.people, centre, tiles, improvements_of(state, city),
-                     board.occupied(city, tiles), troop_men, is_court(state, city))
+    if board.troops.keys().isdisjoint(tiles):  # most cities: no troop on their land, none of their own, no enemy
+        troop_men, occupied = 0, frozenset[int]()
+    else:
+        troop_men = sum(u.men for u in board.own_troops_on_land(city))
+        occupied = board.occupied(city, tiles)
+    return CityFrame(state, city, city.people, centre, tiles, improvements_of(state, city), occupied, troop_men,
+                     is_court(state, city))
 
 
 # --- worked tiles (CITY-020, CITY-040, OPEN-48, OPEN-92) ----------------------------------------------------
