@@ -439,7 +439,10 @@ class Game:
 
     def waiting_for(self) -> list[str]:
         """Living kingdoms that have not ended the open month."""
-        state = self.state()
+        return self._waiting_in(self.state())
+
+    def _waiting_in(self, state: GameState) -> list[str]:
+        """waiting_for for the open month's `state` the caller has just read."""
         ended = self.store.ended(state.month)
         return [k for k in state.living() if k not in ended]
 
@@ -482,7 +485,7 @@ class Game:
         the orders read here are all the month's orders.
         """
         state = self.state()
-        if state.finished or self.waiting_for():
+        if state.finished or self._waiting_in(state):  # the state read once: one SELECT MAX(month) fewer a month
             return False
         orders = {k: self.queued(k, state.month) for k in state.kingdoms}
         result = resolve_month(self.rolled(state), orders)
