@@ -165,7 +165,11 @@ class CityFrame:
 
     def working(self, kind: str) -> bool:
         """The city has an improvement of `kind` and no enemy stands on its tile (BUILD-140)."""
-        return any(k == kind and i not in self.occupied for i, k in self.improvements.items())
+        occupied = self.occupied
+        for i, k in self.improvements.items():  # a plain loop: called twice per outlook, most cities have none
+            if k == kind and i not in occupied:
+                return True
+        return False
 
     def has(self, kind: str) -> bool:
         """The city has an improvement of `kind`, working or not (capacity and catapults stay, BUILD-140)."""
