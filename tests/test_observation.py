@@ -277,12 +277,12 @@ def test_intel_050_known_city_ids_are_the_cities_known_city_tile_finds(
     assert city.id not in same(state, kid)
 
 
-def test_combat_280_city_110_kept_board_answers_are_the_boards_and_follow_a_new_board() -> None:
-    """COMBAT-280, CITY-110: the observation's economy board keeps each city's troops on its land and occupied tiles;
-    asked twice it gives what a fresh economy.Board of the believed board gives, and a later observation of a state
-    where the enemy troop has left its land gives the new answer (the kept one belongs to the old board)."""
-    from kingdoms.views.observation import _KeptBoard
-
+def test_combat_280_city_110_kept_frames_are_the_fresh_ones_and_follow_a_new_board() -> None:
+    """COMBAT-280, CITY-110: the observation's economy board keeps each city's frame once read; asked again it
+    gives the same frame, equal to what a fresh economy.Board gives (enemy troop on the land: that tile occupied,
+    own troop's men eaten), every focus and the budget read as the uncached economy reads the state, a frame of
+    another city object with the id is never handed out, and a later observation where the enemy troop has left
+    gives the new answer (the kept frame belongs to the old board)."""
     state = world(war=True)
     city = add_city(state, "wei", (4, 4), people=30_000)
     tile = next(t for t in sorted(state.city_tiles(city.id)) if t != (4, 4))
@@ -292,16 +292,18 @@ def test_combat_280_city_110_kept_board_answers_are_the_boards_and_follow_a_new_
     def check(state: GameState) -> frozenset[int]:
         obs = observe(state, "wei")
         board = obs._economy_board
-        assert isinstance(board, _KeptBoard)
         mine = obs.believed.cities[city.id]
-        fresh = eco.Board.of(obs.believed)
-        for _ in range(2):
-            assert board.occupied(mine) == fresh.occupied(mine)
-            assert board.own_troops_on_land(mine) == fresh.own_troops_on_land(mine)
+        first = eco.frame(obs.believed, mine, board)
+        assert eco.frame(obs.believed, mine, board) is first
+        assert first == eco.frame(obs.believed, mine, eco.Board.of(obs.believed))
+        assert first.troop_men == 1000
+        twin = obs.believed.clone().cities[city.id]  # same id, another object: read afresh, not the kept frame
+        assert eco.frame(obs.believed, twin, board) is not first
         for focus in rd.FOCUSES:
             assert obs.city_output(city.id, focus) == eco.city_output(state, state.cities[city.id], focus)
         assert obs.budget == eco.kingdom_budget(state, "wei")
-        return board.occupied(mine)
+        assert obs.free_sites(city.id, "farm") == eco.free_sites(state, state.cities[city.id], "farm")
+        return first.occupied
 
     assert check(state)  # the enemy stands on a tile of the city's land
     later = state.clone()

@@ -92,16 +92,26 @@ def occupies(state: GameState, unit: Unit, city_owner: str) -> bool:
 
 @dataclass(slots=True)
 class Board:
-    """Per-phase index of the board: land of each city and fighting troops by tile (read-only helpers)."""
+    """Per-phase index of the board: land of each city and fighting troops by tile (read-only helpers).
+
+    `frames`, when not None, keeps each city's frame once read (`kept`): only for a state nothing changes while
+    the board is in use, such as a kingdom's believed board, which is read only."""
 
     state: GameState
     land: dict[int, list[int]] = field(default_factory=dict)
     troops: dict[int, list[Unit]] = field(default_factory=dict)
+    frames: dict[int, CityFrame] | None = None
 
     @classmethod
     def of(cls, state: GameState) -> Board:
         """Index the state as it stands now."""
         return cls(state, land_by_city(state), fighting_by_tile(state))
+
+    @classmethod
+    def kept(cls, state: GameState) -> Board:
+        """Index a state that is never changed while the board is used, keeping every city's frame once read (every
+        focus, site kind and the budget of a kingdom's month read the same frames)."""
+        return cls(state, land_by_city(state), fighting_by_tile(state), {})
 
     def tiles(self, city: City) -> list[int]:
         """Flat indices the city holds."""
@@ -198,7 +208,13 @@ def is_court(state: GameState, city: City) -> bool:
 
 
 def frame(state: GameState, city: City, board: Board | None = None) -> CityFrame:
-    """Read a real city from the state (or from a phase's `board` index)."""
+    """Read a real city from the state (or from a phase's `board` index; a kept board's frame when it has one of
+    this very city)."""
+    kept = board.frames if board is not None else None
+    if kept is not None:
+        got = kept.get(city.id)
+        if got is not None and got.city is city:
+            return got
     gm = state.map
     if board is None:
         board = Board(state, {city.id: np.flatnonzero(state.owner == city.id).tolist()}, fighting_by_tile(state))
@@ -211,8 +227,11 @@ def frame(state: GameState, city: City, board: Board | None = None) -> CityFrame
     else:
         troop_men = sum(u.men for u in board.own_troops_on_land(city))
         occupied = board.occupied(city, tiles)
-    return CityFrame(state, city, city.people, centre, tiles, improvements_of(state, city), occupied, troop_men,
-                     is_court(state, city))
+    f = CityFrame(state, city, city.people, centre, tiles, improvements_of(state, city), occupied, troop_men,
+                  is_court(state, city))
+    if kept is not None:
+        kept[city.id] = f
+    return f
 
 
 # --- worked tiles (CITY-020, CITY-040, OPEN-48, OPEN-92) ----------------------------------------------------

@@ -301,35 +301,6 @@ def events_seen_by(events: Iterable[Mapping[str, Any]], kingdom: str) -> list[di
 # =============================================================================================================
 
 
-class _KeptBoard(eco.Board):
-    """An economy.Board of a believed board that keeps each city's troops on its land and occupied tiles once
-    found: every frame of the observation (each focus, site kind and the budget) reads them. A believed board is
-    never changed once made (read only), so a kept answer can never be stale."""
-
-    __slots__ = ("_troops_on_land", "_occupied")
-
-    def __init__(self, board: eco.Board) -> None:
-        super().__init__(board.state, board.land, board.troops)
-        self._troops_on_land: dict[int, list[Unit]] = {}
-        self._occupied: dict[tuple[int, tuple[int, ...] | None], frozenset[int]] = {}
-
-    def own_troops_on_land(self, city: Any) -> list[Unit]:
-        """Board.own_troops_on_land, kept per city (a copy of the list: a caller may keep or change it)."""
-        got = self._troops_on_land.get(city.id)
-        if got is None:
-            got = self._troops_on_land[city.id] = super().own_troops_on_land(city)
-        return list(got)
-
-    def occupied(self, city: Any, tiles: Iterable[int] | None = None) -> frozenset[int]:
-        """Board.occupied, kept per city and tiles asked about."""
-        tiles = None if tiles is None else tuple(tiles)
-        key = (city.id, tiles)
-        got = self._occupied.get(key)
-        if got is None:
-            got = self._occupied[key] = super().occupied(city, tiles)
-        return got
-
-
 class Observation:
     """Everything one kingdom may know at the start of one month, and the engine services it may use on it."""
 
@@ -348,7 +319,6 @@ class Observation:
         #: Last month's events the kingdom was told of (TURN-180), as stored: kind, text, audience, data, month.
         self.events: list[dict[str, Any]] = events_seen_by(recent_events, kingdom)
         self._outputs: dict[tuple[int, str], eco.CityOutlook] = {}
-        self._frames: dict[int, eco.CityFrame] = {}
         self._free: dict[tuple[int, str], list[Tile]] = {}
         self._checks: dict[tuple[tuple[str, ...], tuple[str, ...]], list[CheckResult]] = {}
 
@@ -498,8 +468,8 @@ class Observation:
 
     @cached_property
     def _economy_board(self) -> eco.Board:
-        """The economy's index of the believed board (land by city, troops by tile), built once."""
-        return _KeptBoard(eco.Board.of(self.believed))
+        """The economy's index of the believed board (land by city, troops by tile, each city's frame), built once."""
+        return eco.Board.kept(self.believed)  # the believed board is read only: its frames are kept
 
     def _own(self, city_id: int) -> Any:  # -> state.City on the believed board
         """An own city's record on the believed board; KeyError for any other id (the services serve own cities)."""
@@ -509,19 +479,12 @@ class Observation:
         return city
 
     def city_output(self, city_id: int, focus: str | None = None) -> eco.CityOutlook:
-        """An own city's month under `focus` (its own when None): economy.city_output on the believed board, its
-        steps taken here so that every focus reads one frame of the city (the believed board never changes)."""
+        """An own city's month under `focus` (its own when None): economy.city_output on the believed board."""
         city = self._own(city_id)
         key = (city_id, focus or city.focus)
         got = self._outputs.get(key)
         if got is None:
-            f = self._frames.get(city_id)
-            if f is None:
-                f = self._frames[city_id] = eco.frame(self.believed, city, self._economy_board)
-            blockaded = eco.is_blockaded(city)
-            got = self._outputs[key] = eco.outlook_of(
-                f, key[1], restless=city.restless, blockaded=blockaded, grain=city.grain,
-                block=eco.growth_block(city, blockaded, self.believed.month))
+            got = self._outputs[key] = eco.city_output(self.believed, city, focus, board=self._economy_board)
         return got
 
     def outlooks(self, city_id: int) -> dict[str, eco.CityOutlook]:
