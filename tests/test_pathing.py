@@ -389,6 +389,25 @@ def test_intel_050_ring_weights_shared_with_believed_maps_equal_their_own():
     assert net_of(bm).rings is net_of(gm).rings and net_of(fresh).rings is not net_of(gm).rings
 
 
+def test_move_020_ring_weights_from_offset_tables_equal_the_hex_distances():
+    """MOVE-020, MAP-030: the A* weights read as a window of the per-layout offset tables are the clipped hex
+    distance of every tile to the goal ring, worked out tile by tile, for centres on even and odd rows, every
+    corner and radii up to beyond the weight cap (a long thin map has distances over it)."""
+    from kingdoms.engine import pathing
+    from kingdoms.hexgrid import hex_len
+
+    for gm in (build_state(generate(5, 3, size=(40, 30)), 1).map, world(width=300, height=3).map):
+        net = net_of(gm)
+        q, r = gm.q_of.tolist(), gm.r_of.tolist()
+        for centre in (0, 1, gm.width - 1, gm.width, gm.size // 2 + 3, gm.size - gm.width, gm.size - 1):
+            for radius in (0, 1, 4, 60, 300):
+                net.rings.clear()
+                got = pathing._ring_weights(net, centre, radius)
+                want = bytes(min(max(hex_len(q[i] - q[centre], r[i] - r[centre]) - radius, 0), 255)
+                             for i in range(gm.size))
+                assert got == want, (gm.width, centre, radius)
+
+
 def test_move_090_a_route_kept_for_a_board_is_the_route_found_afresh():
     """MOVE-040, MOVE-090: find_route keeps its answers per map, keyed by what the board's arrays are made of: on
     boards that come back, change (troops and wagons moved about, own units in the way) and come back again, with

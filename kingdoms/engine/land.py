@@ -23,6 +23,12 @@ def holder_code(state: GameState, holder: str) -> int:
     return -2 - _holders_in_order(state).index(holder)
 
 
+def holder_codes(state: GameState, holders: list[str]) -> list[int]:
+    """`holder_code` of each of `holders`, in their order (the holders' order made once)."""
+    names = _holders_in_order(state)
+    return [-2 - names.index(holder) for holder in holders]
+
+
 def land_holder(state: GameState, i: int) -> str | None:
     """Who holds flat index i: the owner of the city whose land it is, or the holder a believed board marks it
     with (a kingdom id or "bandits"); None when free or unknown (CITY-280)."""

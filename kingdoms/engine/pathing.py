@@ -47,7 +47,7 @@ from typing import Protocol, TypeVar
 import numpy as np
 
 from kingdoms import ruledata as rd
-from kingdoms.engine.land import holder_code
+from kingdoms.engine.land import holder_codes
 from kingdoms.gamemap import GameMap
 from kingdoms.hexgrid import Tile, hex_len, hex_lens
 from kingdoms.state import GameState, Unit
@@ -127,6 +127,7 @@ class _Net:
     splits: dict[bytes, Split]
     weights: dict[frozenset[int], bytes]  # landmark weights per tile, by goal set (a few hundred kept)
     rings: dict[tuple[int, int], bytes]  # hex-distance weights by goal ring (layout only: shared by believed maps)
+    ring_tables: list[np.ndarray]  # made on first use: hex distances by offset from a centre (_ring_tables; shared)
     landmarks: list[np.ndarray]  # made on first use: distances from and to a few tiles (_landmarks)
     closed: dict[tuple, tuple[bytes, bytes]]  # _closed_land's last few answers
     routes: dict[tuple, Route | None]  # find_route's last few answers, by everything the search reads
@@ -306,6 +307,7 @@ def _true_net(gm: GameMap) -> _Net:
         splits={},
         weights={},
         rings={},
+        ring_tables=[],
         landmarks=[],
         closed={},
         routes={},
@@ -335,7 +337,7 @@ def _believed_net(gm: GameMap, true: GameMap) -> _Net:
         ways=_Rows(way_row), beyond=layout,
         max_cost=max(int(gm.move_cost.max(initial=1)), 1), q_arr=base.q_arr, r_arr=base.r_arr,
         impassable_arr=np.asarray(gm.move_cost <= 0), zeros=base.zeros, splits={}, weights={}, rings=base.rings,
-        landmarks=[], closed={}, routes={}, nbr_arr=base.nbr_arr, steps_all=base.steps_all, own_row=own_row, plain=True,
+        ring_tables=base.ring_tables,        landmarks=[], closed={}, routes={}, nbr_arr=base.nbr_arr, steps_all=base.steps_all, own_row=own_row, plain=True,
     )
 
 
@@ -348,14 +350,18 @@ def _closed_land(state: GameState, owner: str, net: _Net) -> bytes:
     Kept per map for the last few (closed cities, closed camps, ownership array) seen: the boards of a
     kingdom's units in one phase share it, and any change of ownership, of camps or of peace makes a new one.
     """
-    peace = {k for k in state.kingdoms if k != owner and not state.at_war(owner, k)}
+    if owner == rd.BANDITS:  # bandits fight everyone (state.at_war, BANDIT-020)
+        return net.impassable
+    wars = state.wars
+    peace = {k for k in state.kingdoms if k != owner and k != rd.BANDITS
+             and ([owner, k] if owner < k else [k, owner]) not in wars}  # not state.at_war(owner, k), inlined
     if not peace:
         return net.impassable
     held = state.owner
     coded = bool(held.size) and int(held.min()) < -1  # a believed board: land seen, its city unknown (land.FREE)
     ids = tuple(c.id for c in state.cities.values() if c.owner in peace)
     if coded:
-        ids += tuple(holder_code(state, k) for k in sorted(peace))
+        ids += tuple(holder_codes(state, sorted(peace)))
     camps = tuple((c.q, c.r) for c in state.camps.values() if c.owner in peace)
     if not ids and not camps:
         return net.impassable
@@ -791,11 +797,43 @@ def _ring_weights(net: _Net, centre: int, radius: int) -> bytes:
     """Hex distance of every tile to the ring of `radius` around `centre` (0 inside it): the plain A* weights."""
     weights = net.rings.get((centre, radius))
     if weights is None:
-        dq = net.q_arr - net.q[centre]
-        dr = net.r_arr - net.r[centre]
-        d = hex_lens(dq, dr) - radius
-        weights = _remember(net.rings, (centre, radius), np.clip(d, 0, _WEIGHT_CAP).astype(np.uint8).tobytes())
+        width = net.width
+        height = len(net.q) // width
+        row = net.r[centre]
+        col = centre - row * width
+        tables = _ring_tables(net)
+        parity = row & 1
+        top, left = height - 1 - row, width - 1 - col
+        if radius == 0:  # the distance capped at the weight cap, as bytes (the view copied in row order)
+            weights = tables[parity][top:top + height, left:left + width].tobytes()
+        else:
+            d = tables[2 + parity][top:top + height, left:left + width] - radius
+            np.maximum(d, 0, out=d)
+            np.minimum(d, _WEIGHT_CAP, out=d)
+            weights = d.astype(np.uint8).tobytes()
+        weights = _remember(net.rings, (centre, radius), weights)
     return weights
+
+
+def _ring_tables(net: _Net) -> list[np.ndarray]:
+    """Hex distances from a centre by offset (rows dr = -(h-1)..h-1, columns dc = -(w-1)..w-1), one table for a
+    centre on an even row and one for an odd row (odd-r offset rows: a column's axial q depends on the row's
+    parity): capped at the weight cap as uint8, then uncapped as int64. The weights of a ring around any centre
+    are a (h, w) window of them: made once per layout (the distance is the same between any two tiles so placed).
+    """
+    if not net.ring_tables:
+        width = net.width
+        height = len(net.q) // width
+        dr = np.arange(-(height - 1), height, dtype=np.int64)[:, None]
+        dc = np.arange(-(width - 1), width, dtype=np.int64)[None, :]
+        full = []
+        for parity in (0, 1):
+            rc = 2 * height + parity  # a centre row of this parity (any will do: the distance is translation-free)
+            r = rc + dr
+            dq = dc - ((r - (r & 1)) // 2 - (rc - (rc & 1)) // 2)  # axial q of the tile minus the centre's
+            full.append(hex_lens(dq, r - rc + 0 * dc))
+        net.ring_tables.extend([np.minimum(d, _WEIGHT_CAP).astype(np.uint8) for d in full] + full)
+    return net.ring_tables
 
 
 def _landmark_weights(net: _Net, goals: frozenset[int]) -> bytes:
@@ -809,7 +847,8 @@ def _landmark_weights(net: _Net, goals: frozenset[int]) -> bytes:
         rows = _landmarks(net)  # -d(L, v) and d(v, L) per landmark
         g = np.fromiter(goals, dtype=np.int64, count=len(goals))
         lower = (rows - rows[:, g].max(axis=1)[:, None]).max(axis=0)
-        np.clip(lower, 0, _WEIGHT_CAP, out=lower)
+        np.maximum(lower, 0, out=lower)  # np.clip(lower, 0, cap), without its Python wrapper
+        np.minimum(lower, _WEIGHT_CAP, out=lower)
         weights = _remember(net.weights, goals, lower.astype(np.uint8).tobytes())
     return weights
 
