@@ -134,6 +134,7 @@ class _Net:
     nbr_arr: np.ndarray  # gamemap.nbr: (n, 6), -1 off the map
     steps_all: tuple[tuple[_Edge, ...], ...]  # the true map's rows as (neighbour, cost), no crossing split off
     own_row: bytes  # a believed map: 1 where a tile's row differs from the true map's (a neighbour's cost does)
+    cost_arr: np.ndarray  # the move cost per tile as an array, 0 where none may enter (`cost`)
     plain: bool = False  # a believed map (engine.belief): searched with the plain hex-distance heuristic only
 
     def split(self, crossing: bytearray) -> Split:
@@ -283,7 +284,8 @@ def _true_net(gm: GameMap) -> _Net:
     """The net of a map made on its own: every row built now, tuples read by the search loop."""
     nbr_rows = gm.nbr.tolist()
     nbr = tuple(map(tuple, nbr_rows))
-    cost = tuple(np.maximum(gm.move_cost, 0).tolist())
+    cost_arr = np.maximum(gm.move_cost, 0)
+    cost = tuple(cost_arr.tolist())
     pairs = list(enumerate(cost))  # (tile, its cost), shared by every row
     straight = gm.nbr[np.maximum(gm.nbr, 0), np.arange(6)].tolist()  # the tile beyond each neighbour, same side
     beyond = tuple(tuple([(v, b) for v, b in zip(row, far, strict=True) if v >= 0])
@@ -314,6 +316,7 @@ def _true_net(gm: GameMap) -> _Net:
         nbr_arr=gm.nbr,
         steps_all=tuple(tuple([pairs[v] for v, _b in row]) for row in beyond),
         own_row=bytes(gm.size),
+        cost_arr=cost_arr,
     )
 
 
@@ -325,19 +328,21 @@ def _believed_net(gm: GameMap, true: GameMap) -> _Net:
     clipped = np.maximum(gm.move_cost, 0)
     cost = clipped.tolist()
     # a row is the true map's where no neighbour's cost differs (the explored ground: most searches' rows)
-    own_row = _beside(base.nbr_arr, np.flatnonzero(clipped != np.maximum(true.move_cost, 0)))
+    own_row = _beside(base.nbr_arr, np.flatnonzero(clipped != base.cost_arr))
+    impassable = gm.move_cost <= 0
 
     def way_row(u: int) -> tuple[_Way, ...]:
         return tuple([(v, b, cost[v]) for v, b in layout[u]]) if own_row[u] else base_ways[u]
 
     return _Net(
         width=gm.width, nbr=base.nbr, cost=cost, q=base.q, r=base.r,
-        impassable=(gm.move_cost <= 0).astype(np.uint8).tobytes(),
+        impassable=impassable.view(np.uint8).tobytes(),  # a bool array's bytes are its 0/1 as uint8
         river=(gm.river & ~gm.bridge).astype(np.uint8).tobytes(),
         ways=_Rows(way_row), beyond=layout,
-        max_cost=max(int(gm.move_cost.max(initial=1)), 1), q_arr=base.q_arr, r_arr=base.r_arr,
-        impassable_arr=np.asarray(gm.move_cost <= 0), zeros=base.zeros, splits={}, weights={}, rings=base.rings,
-        ring_tables=base.ring_tables,        landmarks=[], closed={}, routes={}, nbr_arr=base.nbr_arr, steps_all=base.steps_all, own_row=own_row, plain=True,
+        max_cost=max(int(clipped.max(initial=1)), 1), q_arr=base.q_arr, r_arr=base.r_arr,
+        impassable_arr=impassable, zeros=base.zeros, splits={}, weights={}, rings=base.rings,
+        ring_tables=base.ring_tables, landmarks=[], closed={}, routes={}, nbr_arr=base.nbr_arr,
+        steps_all=base.steps_all, own_row=own_row, cost_arr=clipped, plain=True,
     )
 
 
