@@ -132,6 +132,7 @@ class _Net:
     closed: dict[tuple, tuple[bytes, bytes]]  # _closed_land's last few answers
     routes: dict[tuple, Route | None]  # find_route's last few answers, by everything the search reads
     nbr_arr: np.ndarray  # gamemap.nbr: (n, 6), -1 off the map
+    nbr_index: np.ndarray  # the same as intp: numpy's fancy indexing is several times slower with int32 indices
     steps_all: tuple[tuple[_Edge, ...], ...]  # the true map's rows as (neighbour, cost), no crossing split off
     own_row: bytes  # a believed map: 1 where a tile's row differs from the true map's (a neighbour's cost does)
     cost_arr: np.ndarray  # the move cost per tile as an array, 0 where none may enter (`cost`)
@@ -146,7 +147,7 @@ class _Net:
             if len(self.splits) >= 16:
                 del self.splits[next(iter(self.splits))]
             # a row with the true map's steps and no crossing beside it is the true map's, all ordinary steps
-            own = _beside(self.nbr_arr, np.flatnonzero(np.frombuffer(key, dtype=np.uint8)), self.own_row)
+            own = _beside(self.nbr_index, np.flatnonzero(np.frombuffer(key, dtype=np.uint8)), self.own_row)
             out = self.splits[key] = (_PlainRows(own, key, self.beyond, self.cost, self.steps_all),
                                       _RiverRows(own, key, self.beyond, self.cost))
         if out is None:
@@ -276,7 +277,7 @@ def _beside(nbr: np.ndarray, tiles: np.ndarray, marked: bytes = b"") -> bytes:
     out = np.zeros(n + 1, dtype=np.uint8)  # the last is where an off-the-map neighbour (-1) lands
     if marked:
         out[:n] = np.frombuffer(marked, dtype=np.uint8)
-    out[nbr[tiles]] = 1
+    out[np.take(nbr, tiles, axis=0)] = 1
     return out[:n].tobytes()
 
 
@@ -314,6 +315,7 @@ def _true_net(gm: GameMap) -> _Net:
         closed={},
         routes={},
         nbr_arr=gm.nbr,
+        nbr_index=gm.nbr.astype(np.intp),
         steps_all=tuple(tuple([pairs[v] for v, _b in row]) for row in beyond),
         own_row=bytes(gm.size),
         cost_arr=cost_arr,
@@ -326,10 +328,12 @@ def _believed_net(gm: GameMap, true: GameMap) -> _Net:
     base = net_of(true)
     layout, base_ways = base.beyond, base.ways
     clipped = np.maximum(gm.move_cost, 0)
-    cost = clipped.tolist()
     # a row is the true map's where no neighbour's cost differs (the explored ground: most searches' rows)
-    own_row = _beside(base.nbr_arr, np.flatnonzero(clipped != base.cost_arr))
+    own_row = _beside(base.nbr_index, np.flatnonzero(clipped != base.cost_arr))
     impassable = gm.move_cost <= 0
+    max_cost = max(int(clipped.max(initial=1)), 1)
+    # read per tile when rows are made: bytes (made at once) when every cost fits in one, else a list
+    cost: Sequence[int] = clipped.astype(np.uint8).tobytes() if max_cost <= 255 else clipped.tolist()
 
     def way_row(u: int) -> tuple[_Way, ...]:
         return tuple([(v, b, cost[v]) for v, b in layout[u]]) if own_row[u] else base_ways[u]
@@ -339,10 +343,10 @@ def _believed_net(gm: GameMap, true: GameMap) -> _Net:
         impassable=impassable.view(np.uint8).tobytes(),  # a bool array's bytes are its 0/1 as uint8
         river=(gm.river & ~gm.bridge).astype(np.uint8).tobytes(),
         ways=_Rows(way_row), beyond=layout,
-        max_cost=max(int(clipped.max(initial=1)), 1), q_arr=base.q_arr, r_arr=base.r_arr,
+        max_cost=max_cost, q_arr=base.q_arr, r_arr=base.r_arr,
         impassable_arr=impassable, zeros=base.zeros, splits={}, weights={}, rings=base.rings,
         ring_tables=base.ring_tables, landmarks=[], closed={}, routes={}, nbr_arr=base.nbr_arr,
-        steps_all=base.steps_all, own_row=own_row, cost_arr=clipped, plain=True,
+        nbr_index=base.nbr_index, steps_all=base.steps_all, own_row=own_row, cost_arr=clipped, plain=True,
     )
 
 
@@ -870,7 +874,7 @@ def _landmarks(net: _Net) -> np.ndarray:
         from scipy.sparse.csgraph import dijkstra
 
         n = len(net.cost)
-        cost = np.asarray(net.cost, dtype=np.int64)
+        cost = net.cost_arr.astype(np.int64)
         nbr = net.nbr_arr
         u = np.repeat(np.arange(n), 6)
         v = nbr.ravel().astype(np.int64)
