@@ -11,7 +11,8 @@ Figures (keys of `--json`):
   (a month = every AI decision, the issue-time checks of their orders, the resolution and its storage);
 - three ai:hard on the default scenario: `hard_months_per_second`, `hard_month_ms_p95`;
 - a random map: 4 kingdoms (48 x 36) `random4_months_per_second`, 6 kingdoms (64 x 48, the issue's size)
-  `random6_months_per_second`, ai:standard;
+  `random6_months_per_second`, ai:standard; map generation `mapgen_40x30_ms` (3 kingdoms, mean of 20) and
+  `mapgen_64x48_ms` (the random6 map);
 - one seat played over MCP (the in-memory client) while AI rulers play the others: `get_briefing_ms_*` (the
   month is already resolved: the end of the previous month, resolution and the AI seats' next month included,
   is timed apart as `end_turn_ms_*`), `issue_orders_ms_*` (one call of 30 orders a month), briefing sizes;
@@ -159,6 +160,21 @@ def time_game(workdir: Path, name: str, *, scenario: str | None = None, random_s
             "month_cpu_ms_p95": 1000 * _pct(cpu, 0.95), "path": path,
             "bytes": file_bytes(path), "month_ms": [1000 * t for t in times], "entities": entities,
             "tiles": state.map.size}
+
+
+def mapgen_time(maps: int) -> dict[str, float]:
+    """Mean milliseconds to generate a random map: `maps` 3-kingdom 40x30 maps (seeds 500 on) and one 6-kingdom
+    64x48 map (the random6 game's), as `kingdoms new --random` would."""
+    from kingdoms.mapgen import generate
+
+    t0 = time.perf_counter()
+    for seed in range(500, 500 + maps):
+        generate(seed, 3)
+    small = (time.perf_counter() - t0) / maps
+    t0 = time.perf_counter()
+    generate(BENCH_SEED, 6, size=RANDOM6_SIZE)
+    large = time.perf_counter() - t0
+    return {"mapgen_40x30_ms": round(1000 * small, 2), "mapgen_64x48_ms": round(1000 * large, 2)}
 
 
 def file_bytes(path: Path) -> int:
@@ -373,6 +389,7 @@ def _part(name: str, quick: bool) -> dict[str, Any]:
                             "random4_months_per_second_cpu": round(rnd["months_per_cpu_second"], 2)})
         elif name == "random6":
             rnd6 = time_game(work, "random6", random_seed=BENCH_SEED, kingdoms=6, months=months, size=RANDOM6_SIZE)
+            figures.update(mapgen_time(3 if quick else 20))
             figures.update({"random6_months_per_second": round(rnd6["months_per_second"], 2),
                             "random6_month_ms_p95": round(rnd6["month_ms_p95"], 2),
                             "random6_months_played": rnd6["months"], "random6_map": "x".join(map(str, RANDOM6_SIZE)),
