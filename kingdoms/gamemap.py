@@ -27,10 +27,98 @@ class Landmark:
     tiles: tuple[Tile, ...]
 
 
-#: Water body labels already worked out: (width, height, packed water mask) -> (labels, lake flags).
-_BODIES: dict[tuple[int, int, bytes], tuple[np.ndarray, tuple[bool, ...]]] = {}
-#: Per layout (width, height): each tile's six neighbours and itself, off-map ones as the index n (a blank).
-_AROUND: dict[tuple[int, int], np.ndarray] = {}
+#: Water body labels already worked out: (width, height, packed water mask) -> (labels, lake flags, site flags).
+_BODIES: dict[tuple[int, int, bytes], tuple[np.ndarray, tuple[bool, ...], np.ndarray]] = {}
+
+
+def _column(name: str, dtype: type) -> np.ndarray:
+    """One field of every terrain (ruledata.TERRAINS) as a read-only array indexed by terrain code."""
+    out: np.ndarray = np.array([getattr(t, name) or 0 for t in rd.TERRAINS], dtype=dtype)
+    out.flags.writeable = False
+    return out
+
+
+# Per-terrain tables, indexed by terrain code (the rule data never changes, so they are built once).
+_FOOD = _column("food", np.int16)
+_PROD = _column("prod", np.int16)
+_MOVE = _column("move", np.int16)  # None (impassable) -> 0
+_DEFENCE = _column("defence", np.float64)
+#: Site water class (0 fresh, 1 coast, 2 dry) from the or of the tile's and its neighbours' flags (1 fresh, 2 sea).
+_CLASS_OF_FLAGS = np.array([2, 0, 1, 0], dtype=np.int8)
+_CLASS_OF_FLAGS.flags.writeable = False
+
+
+@dataclass(frozen=True, slots=True)
+class _Layout:
+    """What a map's ground derivation reads of its layout (width, height) alone; shared by all its maps."""
+
+    around: np.ndarray  # (7, n): each tile's six neighbours and itself, off-map ones as the index n (a blank)
+    forward: np.ndarray  # (n, 3): the E, NE and NW neighbours (-1 off map): each pair of neighbours once
+    edge: np.ndarray  # bool: the tile has a neighbour off the map
+
+
+#: Per layout (width, height), the last few: see _Layout.
+_LAYOUTS: dict[tuple[int, int], _Layout] = {}
+
+
+def _layout(width: int, height: int, nbr: np.ndarray) -> _Layout:
+    """The _Layout of a (width, height) map whose neighbour table is `nbr` (worked out once per layout)."""
+    got = _LAYOUTS.get((width, height))
+    if got is None:
+        n = width * height
+        around = np.concatenate([np.where(nbr >= 0, nbr, n), np.arange(n)[:, None]], axis=1).T.copy()
+        forward = nbr[:, [DIRECTIONS.index(d) for d in ((1, 0), (1, -1), (0, -1))]]
+        edge = np.asarray((nbr < 0).any(axis=1))
+        got = _Layout(around, forward, edge)
+        for arr in (got.around, got.forward, got.edge):
+            arr.flags.writeable = False
+        if len(_LAYOUTS) >= 8:
+            del _LAYOUTS[next(iter(_LAYOUTS))]
+        _LAYOUTS[(width, height)] = got
+    return got
+
+
+def label_bodies(water: np.ndarray, forward: np.ndarray, edge: np.ndarray) -> tuple[np.ndarray, tuple[bool, ...]]:
+    """Water body of every tile (-1 on land), numbered in the order of each body's first (smallest) flat index,
+    and per body whether it is a lake: at most LAKE_MAX_TILES tiles, none on the map's edge (MAP-150, OPEN-63).
+
+    `forward`: each tile's E, NE and NW neighbours (-1 off map), `edge`: tiles with a neighbour off the map.
+    Union-find in numpy over the water tiles: each round hooks the larger root of every pair still split onto the
+    smaller one and flattens the trees, so every root is its body's smallest tile (as ai.common.components).
+    """
+    n = water.size
+    wet = np.flatnonzero(water)
+    m = wet.size
+    local = np.full(n + 1, -1, dtype=np.intp)  # flat index -> index among the water tiles; -1 on land
+    local[wet] = np.arange(m)  # local[n] stays -1: an off-map neighbour (-1) reads it
+    pairs = local[forward[wet]]  # (m, 3) the water neighbours' local indices, -1 where none
+    ok = pairs >= 0
+    src = np.broadcast_to(np.arange(m)[:, None], pairs.shape)[ok]
+    dst = pairs[ok]
+    parent = np.arange(m)
+    while src.size:
+        pu, pv = parent[src], parent[dst]
+        split = pu != pv
+        if not split.any():
+            break
+        pu, pv = pu[split], pv[split]
+        np.minimum.at(parent, np.maximum(pu, pv), np.minimum(pu, pv))  # parents only fall, staying in the body
+        while True:
+            flat = parent[parent]
+            if (flat == parent).all():
+                break
+            parent = flat
+        src, dst = src[split], dst[split]  # a pair once joined stays joined
+    roots = parent == np.arange(m)
+    rank = np.cumsum(roots) - 1  # a root's body number: how many roots come before it
+    of_tile = rank[parent]
+    bodies = int(rank[-1]) + 1 if m else 0
+    labels = np.full(n, -1, dtype=np.int32)
+    labels[wet] = of_tile
+    touches_edge = np.zeros(bodies, dtype=bool)
+    touches_edge[of_tile[edge[wet]]] = True
+    lakes = (np.bincount(of_tile, minlength=bodies) <= rd.LAKE_MAX_TILES) & ~touches_edge  # OPEN-63
+    return labels, tuple(lakes.tolist())
 
 
 @dataclass(eq=False)
@@ -94,14 +182,14 @@ class GameMap:
     def _derive_ground(self) -> None:
         """Yields, move costs, defence, land, water bodies and water classes from terrain and rivers (read-only)."""
         t = self.terrain
-        table = rd.TERRAINS
-        self.food = np.array([x.food for x in table], dtype=np.int16)[t] + self.river.astype(np.int16) * rd.RIVER_FOOD_BONUS
-        self.prod = np.array([x.prod for x in table], dtype=np.int16)[t]
-        self.move_cost = np.array([x.move or 0 for x in table], dtype=np.int16)[t]
-        self.defence = np.array([x.defence for x in table], dtype=np.float64)[t]
+        self.food = _FOOD[t] + self.river.astype(np.int16) * rd.RIVER_FOOD_BONUS
+        self.prod = _PROD[t]
+        self.move_cost = _MOVE[t]
+        self.defence = _DEFENCE[t]
         self.is_land = t != rd.W
-        self._label_water()
-        self._classify_water()
+        layout = _layout(self.width, self.height, self.nbr)
+        site_flags = self._label_water(layout)
+        self._classify_water(layout, site_flags)
         for arr in (self.terrain, self.river, self.bridge, self.food, self.prod, self.move_cost, self.defence,
                     self.is_land, self.body, self.water_class):
             arr.flags.writeable = False
@@ -142,67 +230,38 @@ class GameMap:
             gm_bridge[i] = True
         return cls(width, height, terrain, river, gm_bridge, tuple(landmarks or ()))
 
-    def _label_water(self) -> None:
+    def _label_water(self, layout: _Layout) -> np.ndarray:
         """Number the water bodies; small ones off the map's edge are lakes, the rest sea (MAP-150, OPEN-63).
 
-        Bodies are numbered in the order of their first tile; the labelling depends on the layout and the water
-        tiles only, so the last few are kept (_BODIES) for the believed maps that share them."""
+        Bodies are numbered in the order of their first tile (label_bodies); the labelling depends on the layout and
+        the water tiles only, so the last few are kept (_BODIES) for the maps that share them. Returns each tile's
+        own water flags for _classify_water (1 lake, 2 sea, 0 land; the river is added there)."""
         water = ~self.is_land
         key = (self.width, self.height, np.packbits(water).tobytes())
         got = _BODIES.get(key)
         if got is None:
-            n = self.width * self.height
-            body = [-1] * n
-            lakes: list[bool] = []
-            wet = water.tolist()
-            rows = self.nbr[water].tolist()  # the neighbours of the water tiles only
-            row_of = dict(zip(np.flatnonzero(water).tolist(), rows, strict=True))
-            for start in row_of:
-                if body[start] >= 0:
-                    continue
-                bid = len(lakes)
-                stack = [start]
-                body[start] = bid
-                members = []
-                while stack:
-                    i = stack.pop()
-                    members.append(i)
-                    for j in row_of[i]:
-                        if j >= 0 and wet[j] and body[j] < 0:
-                            body[j] = bid
-                            stack.append(j)
-                touches_edge = any(-1 in row_of[i] for i in members)
-                lakes.append(len(members) <= rd.LAKE_MAX_TILES and not touches_edge)  # OPEN-63
-            labels = np.array(body, dtype=np.int32)
+            labels, lakes = label_bodies(water, layout.forward, layout.edge)
             labels.flags.writeable = False
-            got = (labels, tuple(lakes))
+            kind = np.array([1 if lake else 2 for lake in lakes] + [0], dtype=np.uint8)  # [-1]: land reads 0
+            site_flags = kind[labels]
+            site_flags.flags.writeable = False
+            got = (labels, lakes, site_flags)
             if len(_BODIES) >= 32:
                 del _BODIES[next(iter(_BODIES))]
             _BODIES[key] = got
-        self.body, self.body_is_lake = got
+        self.body, self.body_is_lake, site_flags = got
+        return site_flags
 
-    def _classify_water(self) -> None:
-        """Site water class of every tile from the tile and its 6 neighbours (MAP-160)."""
+    def _classify_water(self, layout: _Layout, site_flags: np.ndarray) -> None:
+        """Site water class of every tile from the tile and its 6 neighbours (MAP-160).
+
+        `site_flags`: per tile 1 = lake, 2 = sea (_label_water); a river adds 1. Or-ed over the tile and its
+        neighbours: fresh water anywhere makes the tile fresh, else sea makes it coast, else it is dry."""
         n = self.width * self.height
-        around = _AROUND.get((self.width, self.height))
-        if around is None:  # the tile and its neighbours, off the map pointing at a blank n: shared by the layout
-            around = np.concatenate([np.where(self.nbr >= 0, self.nbr, n), np.arange(n)[:, None]], axis=1)
-            if len(_AROUND) >= 8:
-                del _AROUND[next(iter(_AROUND))]
-            _AROUND[(self.width, self.height)] = around
-        lake_flags = np.array(self.body_is_lake + (False,), dtype=bool)
-        has_body = self.body >= 0
-        lake_tile = np.zeros(n, dtype=bool)
-        lake_tile[has_body] = lake_flags[self.body[has_body]]
-        # per tile 1 = river or lake, 2 = sea; or-ed over the tile and its neighbours
-        flags = np.zeros(n + 1, dtype=np.uint8)
-        flags[:n] = self.river | lake_tile
-        flags[:n][has_body & ~lake_tile] |= 2
-        near = np.bitwise_or.reduce(flags[around], axis=1)
-        wc = np.full(n, 2, dtype=np.int8)
-        wc[(near & 2) > 0] = 1
-        wc[(near & 1) > 0] = 0
-        self.water_class = wc
+        flags = np.zeros(n + 1, dtype=np.uint8)  # [n] = 0: the blank an off-map neighbour reads
+        np.bitwise_or(site_flags, self.river, out=flags[:n])
+        near = np.bitwise_or.reduce(flags[layout.around], axis=0)
+        self.water_class = _CLASS_OF_FLAGS[near]
 
     # --- lookups ------------------------------------------------------------------------------------
 

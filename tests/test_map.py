@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from kingdoms import ruledata as rd
 from kingdoms.engine.land import founding_ring
@@ -235,6 +237,80 @@ def test_map_150_open_63_lake_or_sea() -> None:
     gm = _water_map([(1, 1)] + [(6, 5), (6, 6)])  # two separate small lakes
     assert gm.body_is_lake == (True, True)
     assert gm.body[gm.index(*gm.tile(1 * 8 + 1))] != gm.body[gm.index(*gm.tile(6 * 8 + 5))]
+
+
+def _reference_water(gm: GameMap) -> tuple[list[int], list[bool], list[int]]:
+    """Water bodies, lake flags and site water classes of `gm` by a plain flood fill over hexgrid tiles.
+
+    Bodies are numbered in the order of their smallest flat index; a lake has at most LAKE_MAX_TILES tiles and
+    none with a neighbour off the map; a tile is fresh with a river or lake among its 7 tiles, else coast by sea.
+    """
+    n = gm.size
+    wet = [not bool(gm.is_land[i]) for i in range(n)]
+    body = [-1] * n
+    lakes: list[bool] = []
+    for start in range(n):
+        if not wet[start] or body[start] >= 0:
+            continue
+        bid, todo, members = len(lakes), [start], []
+        body[start] = bid
+        while todo:
+            i = todo.pop()
+            members.append(i)
+            for q, r in neighbours(*gm.tile(i)):
+                j = gm.index(q, r)
+                if j >= 0 and wet[j] and body[j] < 0:
+                    body[j] = bid
+                    todo.append(j)
+        on_edge = any(not gm.contains(q, r) for i in members for q, r in neighbours(*gm.tile(i)))
+        lakes.append(len(members) <= rd.LAKE_MAX_TILES and not on_edge)
+    classes = []
+    for i in range(n):
+        near = [i] + [gm.index(q, r) for q, r in neighbours(*gm.tile(i)) if gm.contains(q, r)]
+        fresh = any(bool(gm.river[j]) or (body[j] >= 0 and lakes[body[j]]) for j in near)
+        sea = any(body[j] >= 0 and not lakes[body[j]] for j in near)
+        classes.append(0 if fresh else 1 if sea else 2)
+    return body, lakes, classes
+
+
+@st.composite
+def _grounds(draw: st.DrawFn) -> list[str]:
+    """Rows of a small random map: grassland, hills, rivers and water in a drawn mix (few or many water tiles)."""
+    width, height = draw(st.integers(1, 16)), draw(st.integers(1, 14))
+    letters = draw(st.sampled_from(["GGGG~", "G~", "G~~~", "GgH~", "~"]))
+    cells = draw(st.lists(st.sampled_from(letters), min_size=width * height, max_size=width * height))
+    return ["".join(cells[r * width:(r + 1) * width]) for r in range(height)]
+
+
+_LAKES_EXAMPLE = [  # an inner 12-tile lake, an inner 13-tile sea, a 1-tile lake and water on the edges
+    "~GGGGGGGGGGGGG~",
+    "G~~~~~~GGGGGGGG",
+    "G~~~~~~GG~~~~GG",
+    "GGGGGGGGG~~~~GG",
+    "GGGGGGGGG~~~~~G",
+    "GGG~GGGGGGGGGGG",
+    "GGGGGGGGGGGGGG~",
+    "~~GGGGGGGGGGGGG",
+]
+
+
+@settings(max_examples=150, deadline=None)
+@given(rows=_grounds())
+@example(rows=_LAKES_EXAMPLE)
+def test_map_150_open_63_map_160_water_bodies_match_a_flood_fill(rows: list[str]) -> None:
+    """MAP-150, OPEN-63, MAP-160: the vectorised water labelling gives what a plain flood fill gives: bodies in the
+    order of their first tile, lakes (small, off the edge), site water classes; also for a believed map's ground."""
+    gm = GameMap.from_rows(rows)
+    body, lakes, classes = _reference_water(gm)
+    assert gm.body.tolist() == body and gm.body_is_lake == tuple(lakes)
+    assert gm.water_class.tolist() == classes
+    assert gm.body.dtype == np.int32 and gm.water_class.dtype == np.int8
+    assert not gm.body.flags.writeable and not gm.water_class.flags.writeable
+    # the same ground given to another map of the layout (engine.belief's believed maps) reads the same
+    other = GameMap.from_rows(["G" * gm.width] * gm.height).with_ground(gm.terrain.copy(), gm.river.copy(),
+                                                                        gm.bridge.copy())
+    assert other.body.tolist() == body and other.body_is_lake == tuple(lakes)
+    assert other.water_class.tolist() == classes
 
 
 def test_map_160_site_water_class() -> None:
