@@ -27,8 +27,9 @@ class Landmark:
     tiles: tuple[Tile, ...]
 
 
-#: Water body labels already worked out: (width, height, packed water mask) -> (labels, lake flags, site flags).
-_BODIES: dict[tuple[int, int, bytes], tuple[np.ndarray, tuple[bool, ...], np.ndarray]] = {}
+#: Water body labels already worked out: (width, height, packed water mask) -> (labels, lake flags, lake tiles,
+#: sea tiles).
+_BODIES: dict[tuple[int, int, bytes], tuple[np.ndarray, tuple[bool, ...], np.ndarray, np.ndarray]] = {}
 
 
 def _column(name: str, dtype: type) -> np.ndarray:
@@ -43,9 +44,6 @@ _FOOD = _column("food", np.int16)
 _PROD = _column("prod", np.int16)
 _MOVE = _column("move", np.int16)  # None (impassable) -> 0
 _DEFENCE = _column("defence", np.float64)
-#: Site water class (0 fresh, 1 coast, 2 dry) from the or of the tile's and its neighbours' flags (1 fresh, 2 sea).
-_CLASS_OF_FLAGS = np.array([2, 0, 1, 0], dtype=np.int8)
-_CLASS_OF_FLAGS.flags.writeable = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,15 +179,14 @@ class GameMap:
 
     def _derive_ground(self) -> None:
         """Yields, move costs, defence, land, water bodies and water classes from terrain and rivers (read-only)."""
-        t = self.terrain
+        t = self.terrain.astype(np.intp)  # index once as intp: numpy gathers by uint8 indices several times slower
         self.food = _FOOD[t] + self.river.astype(np.int16) * rd.RIVER_FOOD_BONUS
         self.prod = _PROD[t]
         self.move_cost = _MOVE[t]
         self.defence = _DEFENCE[t]
-        self.is_land = t != rd.W
+        self.is_land = self.terrain != rd.W
         layout = _layout(self.width, self.height, self.nbr)
-        site_flags = self._label_water(layout)
-        self._classify_water(layout, site_flags)
+        self._classify_water(layout, *self._label_water(layout))
         for arr in (self.terrain, self.river, self.bridge, self.food, self.prod, self.move_cost, self.defence,
                     self.is_land, self.body, self.water_class):
             arr.flags.writeable = False
@@ -230,38 +227,40 @@ class GameMap:
             gm_bridge[i] = True
         return cls(width, height, terrain, river, gm_bridge, tuple(landmarks or ()))
 
-    def _label_water(self, layout: _Layout) -> np.ndarray:
+    def _label_water(self, layout: _Layout) -> tuple[np.ndarray, np.ndarray]:
         """Number the water bodies; small ones off the map's edge are lakes, the rest sea (MAP-150, OPEN-63).
 
         Bodies are numbered in the order of their first tile (label_bodies); the labelling depends on the layout and
-        the water tiles only, so the last few are kept (_BODIES) for the maps that share them. Returns each tile's
-        own water flags for _classify_water (1 lake, 2 sea, 0 land; the river is added there)."""
+        the water tiles only, so the last few are kept (_BODIES) for the maps that share them. Returns the flat
+        indices of the lake tiles and of the sea tiles, for _classify_water."""
         water = ~self.is_land
         key = (self.width, self.height, np.packbits(water).tobytes())
         got = _BODIES.get(key)
         if got is None:
             labels, lakes = label_bodies(water, layout.forward, layout.edge)
             labels.flags.writeable = False
-            kind = np.array([1 if lake else 2 for lake in lakes] + [0], dtype=np.uint8)  # [-1]: land reads 0
-            site_flags = kind[labels]
-            site_flags.flags.writeable = False
-            got = (labels, lakes, site_flags)
+            lake_tile = np.array(lakes + (False,), dtype=bool)[labels]  # [-1]: land reads False
+            lake_at, sea_at = np.flatnonzero(lake_tile), np.flatnonzero(water & ~lake_tile)
+            lake_at.flags.writeable = sea_at.flags.writeable = False
+            got = (labels, lakes, lake_at, sea_at)
             if len(_BODIES) >= 32:
                 del _BODIES[next(iter(_BODIES))]
             _BODIES[key] = got
-        self.body, self.body_is_lake, site_flags = got
-        return site_flags
+        self.body, self.body_is_lake, lake_at, sea_at = got
+        return lake_at, sea_at
 
-    def _classify_water(self, layout: _Layout, site_flags: np.ndarray) -> None:
-        """Site water class of every tile from the tile and its 6 neighbours (MAP-160).
+    def _classify_water(self, layout: _Layout, lake_at: np.ndarray, sea_at: np.ndarray) -> None:
+        """Site water class of every tile from the tile and its 6 neighbours (MAP-160): fresh with a river or a
+        lake among them, else coast with sea among them, else dry. `lake_at`, `sea_at`: flat indices (_label_water).
 
-        `site_flags`: per tile 1 = lake, 2 = sea (_label_water); a river adds 1. Or-ed over the tile and its
-        neighbours: fresh water anywhere makes the tile fresh, else sea makes it coast, else it is dry."""
+        Marked from the few water and river tiles out onto their 7 tiles (being neighbours works both ways), fresh
+        last so that it wins over coast; off-map neighbours land on a blank at index n."""
         n = self.width * self.height
-        flags = np.zeros(n + 1, dtype=np.uint8)  # [n] = 0: the blank an off-map neighbour reads
-        np.bitwise_or(site_flags, self.river, out=flags[:n])
-        near = np.bitwise_or.reduce(flags[layout.around], axis=0)
-        self.water_class = _CLASS_OF_FLAGS[near]
+        wc = np.full(n + 1, 2, dtype=np.int8)
+        wc[layout.around[:, sea_at]] = 1
+        wc[layout.around[:, lake_at]] = 0
+        wc[layout.around[:, np.flatnonzero(self.river)]] = 0
+        self.water_class = wc[:n]
 
     # --- lookups ------------------------------------------------------------------------------------
 
