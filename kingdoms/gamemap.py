@@ -76,13 +76,34 @@ def _layout(width: int, height: int, nbr: np.ndarray) -> _Layout:
     return got
 
 
+def smallest_roots(n: int, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
+    """Connected parts of the graph of `n` nodes with edges src[k]-dst[k]: each node's part as its smallest node.
+
+    Union-find in numpy: each round hooks the larger root of every edge still split onto the smaller one, then
+    flattens the trees; a few rounds however large the graph (water bodies here, march areas in ai.common)."""
+    parent = np.arange(n)
+    while src.size:
+        pu, pv = parent[src], parent[dst]
+        split = pu != pv
+        if not split.any():
+            break
+        pu, pv = pu[split], pv[split]
+        np.minimum.at(parent, np.maximum(pu, pv), np.minimum(pu, pv))  # parents only fall, staying in the part
+        while True:
+            flat = parent[parent]
+            if (flat == parent).all():
+                break
+            parent = flat
+        src, dst = src[split], dst[split]  # an edge once joined stays joined
+    return parent
+
+
 def label_bodies(water: np.ndarray, forward: np.ndarray, edge: np.ndarray) -> tuple[np.ndarray, tuple[bool, ...]]:
     """Water body of every tile (-1 on land), numbered in the order of each body's first (smallest) flat index,
     and per body whether it is a lake: at most LAKE_MAX_TILES tiles, none on the map's edge (MAP-150, OPEN-63).
 
     `forward`: each tile's E, NE and NW neighbours (-1 off map), `edge`: tiles with a neighbour off the map.
-    Union-find in numpy over the water tiles: each round hooks the larger root of every pair still split onto the
-    smaller one and flattens the trees, so every root is its body's smallest tile (as ai.common.components).
+    The bodies are the parts smallest_roots finds among the water tiles, so every root is its body's smallest tile.
     """
     n = water.size
     wet = np.flatnonzero(water)
@@ -93,20 +114,7 @@ def label_bodies(water: np.ndarray, forward: np.ndarray, edge: np.ndarray) -> tu
     ok = pairs >= 0
     src = np.broadcast_to(np.arange(m)[:, None], pairs.shape)[ok]
     dst = pairs[ok]
-    parent = np.arange(m)
-    while src.size:
-        pu, pv = parent[src], parent[dst]
-        split = pu != pv
-        if not split.any():
-            break
-        pu, pv = pu[split], pv[split]
-        np.minimum.at(parent, np.maximum(pu, pv), np.minimum(pu, pv))  # parents only fall, staying in the body
-        while True:
-            flat = parent[parent]
-            if (flat == parent).all():
-                break
-            parent = flat
-        src, dst = src[split], dst[split]  # a pair once joined stays joined
+    parent = smallest_roots(m, src, dst)
     roots = parent == np.arange(m)
     rank = np.cumsum(roots) - 1  # a root's body number: how many roots come before it
     of_tile = rank[parent]

@@ -23,7 +23,7 @@ from scipy.sparse.csgraph import dijkstra
 from kingdoms import ruledata as rd
 from kingdoms.engine.pathing import slot_of_type
 from kingdoms.engine.sight import neighbourhood
-from kingdoms.gamemap import GameMap
+from kingdoms.gamemap import GameMap, smallest_roots
 from kingdoms.hexgrid import Tile, flat_index, hex_len, hex_lens
 from kingdoms.orders.models import QueueItem
 from kingdoms.orders.syntax import format_queue_item
@@ -202,30 +202,15 @@ def components(mi: MapInfo, open_: np.ndarray) -> np.ndarray:
     """Label every tile by the area a march can cover over `open_` tiles (river hops included); -1 where closed.
 
     A tile's label is the smallest flat index of its area: two tiles share it when a unit can march from one to
-    the other (steps and hops work both ways, so the areas are symmetric). Found by hooking and pointer jumping
-    over the edge list, all in numpy: each round hooks the larger root of every edge still split onto the smaller
-    one, then flattens the trees; a few rounds however large the map.
+    the other (steps and hops work both ways, so the areas are symmetric). Found by gamemap.smallest_roots over the
+    edge list (numpy union-find).
     """
     n = mi.n
     nodes = open_ & ~mi.crossing
     open_ext = np.append(open_, False)  # a plain step's via (n) reads False
     src, dst, via = mi.pair_from, mi.pair_to, mi.pair_via
     edge = nodes[src] & nodes[dst] & ((via == n) | open_ext[via])
-    src, dst = src[edge], dst[edge]
-    parent = np.arange(n)
-    while src.size:
-        pu, pv = parent[src], parent[dst]
-        split = pu != pv
-        if not split.any():
-            break
-        pu, pv = pu[split], pv[split]
-        np.minimum.at(parent, np.maximum(pu, pv), np.minimum(pu, pv))  # parents only fall, staying in the area
-        while True:
-            flat = parent[parent]
-            if (flat == parent).all():
-                break
-            parent = flat
-        src, dst = src[split], dst[split]  # an edge once joined stays joined
+    parent = smallest_roots(n, src[edge], dst[edge])
     return np.where(nodes, parent, -1)
 
 
