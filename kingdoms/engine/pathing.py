@@ -359,11 +359,7 @@ def _closed_land(state: GameState, owner: str, net: _Net) -> bytes:
     Kept per map for the last few (closed cities, closed camps, ownership array) seen: the boards of a
     kingdom's units in one phase share it, and any change of ownership, of camps or of peace makes a new one.
     """
-    if owner == rd.BANDITS:  # bandits fight everyone (state.at_war, BANDIT-020)
-        return net.impassable
-    wars = state.wars
-    peace = {k for k in state.kingdoms if k != owner and k != rd.BANDITS
-             and ([owner, k] if owner < k else [k, owner]) not in wars}  # not state.at_war(owner, k), inlined
+    peace = {k for k in state.kingdoms if k != owner and not state.at_war(owner, k)}
     if not peace:
         return net.impassable
     held = state.owner
