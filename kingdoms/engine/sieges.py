@@ -62,9 +62,12 @@ def is_garrison_type(unit: Unit) -> bool:
     return slot_of(unit) == TROOP
 
 
-def garrison(state: GameState, city: City) -> Unit | None:
-    """The city's garrison: its owner's troop (not a siege train) standing in it (SIEGE-050)."""
-    for unit in units_on(state, city.tile, city.owner):
+def garrison(state: GameState, city: City, near: Near | None = None) -> Unit | None:
+    """The city's garrison: its owner's troop (not a siege train) standing in it (SIEGE-050). `near`: the board's
+    units_near, read instead of every unit when given."""
+    here = units_on(state, city.tile, city.owner) if near is None else sorted(
+        (u for u in near.by_tile.get(city.tile, ()) if u.owner == city.owner), key=lambda u: u.id)
+    for unit in here:
         if is_garrison_type(unit) and unit.men > 0:
             return unit
     return None
@@ -444,12 +447,9 @@ class Near:
 def units_near(state: GameState) -> Near:
     """Index the state's units now (see Near)."""
     by_tile: dict[Tile, list[Unit]] = {}
-    fighting = []
     for unit in state.units.values():
         by_tile.setdefault((unit.q, unit.r), []).append(unit)
-        if unit.men > 0 and unit.spec.fighting:
-            fighting.append((unit.q, unit.r, unit))
-    return Near(fighting, by_tile)
+    return Near([(u.q, u.r, u) for u in state.units.values() if u.men > 0 and u.spec.fighting], by_tile)
 
 
 def besiegers(state: GameState, city: City, near: Near | None = None) -> list[Unit]:
@@ -457,17 +457,10 @@ def besiegers(state: GameState, city: City, near: Near | None = None) -> list[Un
     `near`: the board's units_near, when the caller asks about many cities of an unchanged board."""
     out = []
     cq, cr, radius = city.q, city.r, rd.BLOCKADE_RADIUS
-    if near is not None:  # the same tests, the unit's own ones made once in units_near
-        span = 2 * radius
-        for q, r, unit in near.fighting:
-            dq, dr = q - cq, r - cr
-            if (dq == 0 and dr == 0) or abs(dq) + abs(dr) + abs(dq + dr) > span:  # hex_len(dq, dr) > radius
-                continue
-            if state.at_war(city.owner, unit.owner) and on_city_land(state, city, unit):
-                out.append(unit)
-        return sorted(out, key=lambda u: u.id)
-    for unit in state.units.values():  # the cheap tests first: most units stand far away
-        dq, dr = unit.q - cq, unit.r - cr
+    # every unit, or only the fighting ones when indexed; the cheap tests first: most units stand far away
+    troops = near.fighting if near is not None else ((u.q, u.r, u) for u in state.units.values())
+    for q, r, unit in troops:
+        dq, dr = q - cq, r - cr
         if (dq == 0 and dr == 0) or hex_len(dq, dr) > radius or unit.men <= 0 or not unit.spec.fighting:
             continue
         if state.at_war(city.owner, unit.owner) and on_city_land(state, city, unit):
@@ -482,11 +475,7 @@ def besieging_men(state: GameState, city: City, near: Near | None = None) -> int
 
 def blockade_threshold(state: GameState, city: City, near: Near | None = None) -> int:
     """Men needed to blockade: the garrison plus the militia standing now (OPEN-23)."""
-    if near is None:
-        gar = garrison(state, city)
-    else:  # garrison's own test on the units of the city tile, in id order
-        here = sorted((u for u in near.by_tile.get(city.tile, ()) if u.owner == city.owner), key=lambda u: u.id)
-        gar = next((u for u in here if is_garrison_type(u) and u.men > 0), None)
+    gar = garrison(state, city, near)
     return (gar.men if gar is not None else 0) + standing_militia(state, city)
 
 
