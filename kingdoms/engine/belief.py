@@ -70,13 +70,16 @@ def believed_map(gm: GameMap, explored: np.ndarray) -> GameMap:
     return out
 
 
-def believed_state(state: GameState, kingdom: str, sight: Sight | None = None) -> GameState:
+def believed_state(state: GameState, kingdom: str, sight: Sight | None = None,
+                   explored: np.ndarray | None = None) -> GameState:
     """A scratch copy of `state` holding only what `kingdom` knows now (its own affairs in full).
 
-    `sight`: the kingdom's sight of `state` when the caller has it already (views.observation shares one).
+    `sight`: the kingdom's sight of `state`, and `explored` its explored map (the remembered mask joined with what
+    it sees), when the caller has them already (views.observation shares one of each).
     """
     sight = sight or sight_of(state, kingdom)
-    explored = hex_to_mask(state.kingdoms[kingdom].memory.get("explored", ""), state.map.size) | sight.visible
+    if explored is None:
+        explored = hex_to_mask(state.kingdoms[kingdom].memory.get("explored", ""), state.map.size) | sight.visible
     gm = believed_map(state.map, explored)
     # Foreign units: only those in sight; what is not watched keeps only what a rival sees (INTEL-020, INTEL-040).
     # Decided on the true state first, so the copy leaves out what the kingdom cannot know.
@@ -132,23 +135,30 @@ def believed_state(state: GameState, kingdom: str, sight: Sight | None = None) -
                 city.owner = rec["owner"]
         city.queue, city.store, city.grain, city.last = [], 0.0, 0.0, {}
         keep_centres.append(gm.index(city.q, city.r))
-    # Land: the kingdom knows who holds its own land and the tiles in its sight; elsewhere it cannot tell.
-    own_ids = np.array([c.id for c in board.cities.values() if c.owner == kingdom], dtype=np.int32)
-    known = sight.visible | member_mask(board.owner, own_ids)
-    owner = np.where(known, board.owner, FREE).astype(np.int32)
-    for i in keep_centres:
-        owner[i] = state.owner[i]
-    owner[~member_mask(owner, np.array(list(board.cities) or [-2], dtype=np.int32))] = FREE
+    # Land: the kingdom knows who holds its own land and the tiles in its sight; elsewhere it cannot tell. A tile
+    # keeps its holder only when that city is on the board: own land everywhere, a known foreign city's land in
+    # sight and its centre (the map shows where the city stands). One lookup table by city id decides every tile.
+    true_owner = state.owner
+    lo = min(int(true_owner.min()), FREE)
+    hi = max(int(true_owner.max()), max(state.cities, default=0))
+    board_city = np.zeros(hi - lo + 1, dtype=np.int8)  # 1: a foreign city on the board, 2: an own city
+    for cid, city in board.cities.items():
+        board_city[cid - lo] = 2 if city.owner == kingdom else 1
+    code = board_city[true_owner - lo]
+    keep = (code == 2) | ((code == 1) & sight.visible)
+    if keep_centres:
+        keep[keep_centres] = code[keep_centres] != 0
+    owner = np.where(keep, true_owner, FREE).astype(np.int32)
     # Land in sight shows as its holder's, as inspect_tile shows it (DIPLO-020, INTEL-050): where the city is not
     # on the board (unknown) or the board remembers it in other hands, the tile carries the holder's code.
-    for cid in np.unique(state.owner[sight.visible]):
-        cid = int(cid)
-        true = state.cities.get(cid)
-        if cid < 0 or true is None:
+    in_sight = np.zeros(hi - lo + 1, dtype=bool)
+    in_sight[true_owner[sight.visible] - lo] = True
+    for cid, true in state.cities.items():
+        if cid < 0 or not in_sight[cid - lo]:
             continue
         on_board = board.cities.get(cid)
         if on_board is None or on_board.owner != true.owner:
-            tiles = sight.visible & (state.owner == cid)
+            tiles = sight.visible & (true_owner == cid)
             if on_board is not None:
                 tiles[gm.index(on_board.q, on_board.r)] = False  # the centre of a known city stays that city's
             owner[tiles] = holder_code(state, true.owner)

@@ -467,8 +467,12 @@ def _own_unit(state: GameState, unit: Unit, in_city: int | None) -> OwnUnit:
                    (int(unit.dest[0]), int(unit.dest[1])) if unit.dest else None, unit.home_city, in_city)
 
 
-def build_view(state: GameState, kingdom_id: str, sight: Sight | None = None) -> KingdomView:
-    """The view of one kingdom at the start of `state.month`, fog applied (INTEL-*, MAP-190, OPEN-51)."""
+def build_view(state: GameState, kingdom_id: str, sight: Sight | None = None,
+               explored: np.ndarray | None = None) -> KingdomView:
+    """The view of one kingdom at the start of `state.month`, fog applied (INTEL-*, MAP-190, OPEN-51).
+
+    `sight` and `explored` (its explored map: the remembered mask joined with what it sees): the kingdom's, when
+    the caller has them already (views.observation)."""
     kd = state.kingdoms[kingdom_id]
     gm = state.map
     sight = sight or compute_sight(state, [kingdom_id])[kingdom_id]
@@ -523,7 +527,8 @@ def build_view(state: GameState, kingdom_id: str, sight: Sight | None = None) ->
     reports = [_report(rec) for key, rec in sorted((mem.get("reports") or {}).items(), key=lambda kv: int(kv[0]))
                if int(key) not in own_ids]
 
-    explored = hex_to_mask(mem.get("explored", ""), gm.size) | visible
+    if explored is None:
+        explored = hex_to_mask(mem.get("explored", ""), gm.size) | visible
     kingdoms, ruin, military = _public(state)
     return KingdomView(
         kingdom=kingdom_id, name=kd.name, ruler=kd.ruler, month=state.month, capital_id=kd.capital_id,

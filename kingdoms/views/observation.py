@@ -340,18 +340,20 @@ class Observation:
     @cached_property
     def view(self) -> KingdomView:
         """The fog-filtered view (views.kingdom_view): own things in full, foreign things as seen or remembered."""
-        return build_view(self._state, self.kingdom, self.sight)
+        return build_view(self._state, self.kingdom, self.sight, self.explored)
 
     @cached_property
     def believed(self) -> GameState:
         """The believed board (engine.belief): the one board the engine services below run on. Read only."""
-        return believed_state(self._state, self.kingdom, self.sight)
+        return believed_state(self._state, self.kingdom, self.sight, self.explored)
 
     @cached_property
     def explored(self) -> np.ndarray:
-        """Per tile: on the kingdom's explored map (what it has seen, or sees now)."""
+        """Per tile: on the kingdom's explored map (what it has seen, or sees now). Read only (shared)."""
         kd = self._state.kingdoms[self.kingdom]
-        return hex_to_mask(kd.memory.get("explored", ""), self.map.size) | self.sight.visible
+        out = hex_to_mask(kd.memory.get("explored", ""), self.map.size) | self.sight.visible
+        out.flags.writeable = False
+        return out
 
     @property
     def own_cities(self) -> list[OwnCity]:
