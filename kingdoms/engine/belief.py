@@ -12,6 +12,7 @@ The month-end run uses the true state and checks every order again (TURN-060).
 from __future__ import annotations
 
 import weakref
+from collections.abc import Set as AbstractSet
 
 import numpy as np
 
@@ -71,11 +72,12 @@ def believed_map(gm: GameMap, explored: np.ndarray) -> GameMap:
 
 
 def believed_state(state: GameState, kingdom: str, sight: Sight | None = None,
-                   explored: np.ndarray | None = None) -> GameState:
+                   explored: np.ndarray | None = None, known_ids: AbstractSet[int] | None = None) -> GameState:
     """A scratch copy of `state` holding only what `kingdom` knows now (its own affairs in full).
 
-    `sight`: the kingdom's sight of `state`, and `explored` its explored map (the remembered mask joined with what
-    it sees), when the caller has them already (views.observation shares one of each).
+    `sight`: the kingdom's sight of `state`, `explored` its explored map (the remembered mask joined with what it
+    sees) and `known_ids` the cities it knows (visibility.known_city_ids with that sight), when the caller has
+    them already (views.observation shares one of each).
     """
     sight = sight or sight_of(state, kingdom)
     if explored is None:
@@ -102,7 +104,8 @@ def believed_state(state: GameState, kingdom: str, sight: Sight | None = None,
         kept.add(uid)
         seen.append(uid)
     # Foreign cities: the known ones, as the kingdom's map shows them (below).
-    known_ids = known_city_ids(state, kingdom, sight)
+    if known_ids is None:
+        known_ids = known_city_ids(state, kingdom, sight)
     board = state.clone(memory_of=kingdom, units=kept, cities=known_ids)
     board.map = gm
     for uid in behind_walls:

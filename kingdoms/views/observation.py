@@ -345,7 +345,13 @@ class Observation:
     @cached_property
     def believed(self) -> GameState:
         """The believed board (engine.belief): the one board the engine services below run on. Read only."""
-        return believed_state(self._state, self.kingdom, self.sight, self.explored)
+        return believed_state(self._state, self.kingdom, self.sight, self.explored, self._known_ids)
+
+    @cached_property
+    def _known_ids(self) -> frozenset[int]:
+        """Ids of the cities the kingdom knows this month (visibility.known_city_ids), shared by `land` and
+        `believed`."""
+        return frozenset(known_city_ids(self._state, self.kingdom, self.sight))
 
     @cached_property
     def explored(self) -> np.ndarray:
@@ -403,7 +409,7 @@ class Observation:
         holder: dict[int, str] = {}
         city: dict[int, int] = {}
         known: dict[int, bool] = {}
-        known_ids = known_city_ids(state, kingdom, self.sight)
+        known_ids = self._known_ids
         for i in np.flatnonzero(held & ~mine).tolist():
             cid = int(owner[i])
             c = state.cities.get(cid)
