@@ -131,6 +131,11 @@ def test_intel_010_mask_hex_round_trip():
     mask[[0, 7, 8, 100, 279]] = True
     assert (hex_to_mask(mask_to_hex(mask), 280) == mask).all()
     assert not hex_to_mask("", 280).any()
+    back = hex_to_mask(mask_to_hex(mask), 280)
+    assert back.dtype == bool and back.shape == (280,) and back.flags.writeable
+    short = hex_to_mask(mask_to_hex(mask[:16]), 280)  # a text shorter than the map: the rest unexplored
+    assert short.shape == (280,) and list(np.flatnonzero(short)) == [0, 7, 8]
+    assert list(np.flatnonzero(hex_to_mask(mask_to_hex(mask), 9))) == [0, 7, 8]  # a longer one: cut to the map
 
 
 # --- INTEL-020 / 030 / 040: what foreign things look like -----------------------------------------------

@@ -167,8 +167,7 @@ def mask_to_hex(mask: np.ndarray) -> str:
 
 def hex_to_mask(text: str, size: int) -> np.ndarray:
     """Inverse of `mask_to_hex` for a map of `size` tiles; an empty or short text gives False tiles."""
-    out = np.zeros(size, dtype=bool)
-    if text:
-        bits = np.unpackbits(np.frombuffer(bytes.fromhex(text), dtype=np.uint8))[:size]
-        out[: len(bits)] = bits.astype(bool)
-    return out
+    if not text:
+        return np.zeros(size, dtype=bool)
+    # unpackbits pads a short text's missing bits with 0 (count=size); the 0/1 bytes read as bools as they are
+    return np.unpackbits(np.frombuffer(bytes.fromhex(text), dtype=np.uint8), count=size).view(bool)
