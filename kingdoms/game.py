@@ -41,7 +41,7 @@ from kingdoms.storage import (
     sqlite_problem,
     token_digest,
 )
-from kingdoms.views.observation import Observation, observe
+from kingdoms.views.observation import MonthFacts, Observation, observe
 
 DEFAULT_DEADLINE_S = 600.0
 #: Orders one seat may queue for one month (rules.md "Limits"): keeps every check of a new order bounded, since
@@ -160,6 +160,7 @@ class Game:
                                "it from a backup", "damaged") from None
         self._cache: dict[int, GameState] = {}
         self._observations: dict[tuple[int, str], Observation] = {}
+        self._facts: dict[int, MonthFacts] = {}  # what the observations of one state share, by month (the last few)
         self.ai_decider: AiDecider | None = None
 
     # --- creating and opening -----------------------------------------------------------------------
@@ -280,7 +281,12 @@ class Game:
         got = self._observations.get(key)
         if got is None or not got.of(state):
             told = state.month if state.finished else state.month - 1
-            got = observe(state, kingdom, self.events_seen_by(kingdom, told))
+            facts = self._facts.get(state.month)
+            if facts is None or not facts.of(state):  # the kingdoms' sights and the public facts, made once a state
+                if len(self._facts) >= 4:
+                    del self._facts[next(iter(self._facts))]
+                facts = self._facts[state.month] = MonthFacts(state)
+            got = observe(state, kingdom, self.events_seen_by(kingdom, told), facts)
             if len(self._observations) > 4 * max(1, len(state.kingdoms)):
                 self._observations.clear()
             self._observations[key] = got

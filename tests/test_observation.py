@@ -17,6 +17,7 @@ from kingdoms.orders.syntax import ParsedOrder, parse_orders
 from kingdoms.setup import build_state, resolve_scenario
 from kingdoms.state import GameState
 from kingdoms.views import observe, observe_all
+from kingdoms.views.observation import MonthFacts
 
 from .builders import add, add_city, open_world, world
 
@@ -222,6 +223,28 @@ def test_game_service_keeps_one_observation_per_kingdom_month(played: tuple[Game
     again = game.observation(kid)
     assert again is not first and again.of(game.state())
     assert again.view.to_json() == observe(game.state(), kid).view.to_json()
+
+
+def test_intel_010_month_facts_give_the_observation_made_alone(played: tuple[Game, dict[int, GameState]]) -> None:
+    """INTEL-010, VIC-140: the sights and public facts MonthFacts works out once for every kingdom of a state give
+    each kingdom the very sight, view and believed board its observation made alone gives; facts of another
+    state are refused, and the game service's observations are made with its state's facts."""
+    game, kept = played
+    for state in kept.values():
+        facts = MonthFacts(state)
+        for kid in state.kingdoms:
+            shared, alone = observe(state, kid, (), facts), observe(state, kid)
+            for mask in ("visible", "watched", "spy_eye"):
+                assert (getattr(shared.sight, mask) == getattr(alone.sight, mask)).all()
+            assert shared.view.to_json() == alone.view.to_json()
+            assert shared.believed.state_hash() == alone.believed.state_hash()
+            assert (shared.believed.owner == alone.believed.owner).all()
+        with pytest.raises(ValueError):
+            observe(state.clone(), next(iter(state.kingdoms)), (), facts)
+    state = game.state()
+    kid = next(iter(state.kingdoms))
+    assert game.observation(kid).view.to_json() == observe(state, kid).view.to_json()
+    assert game._facts[state.month].of(state)
 
 
 def test_spectator_view_only_of_a_finished_game(tmp_path: Path) -> None:

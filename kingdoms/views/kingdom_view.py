@@ -404,7 +404,11 @@ def _letters(gm: GameMap) -> np.ndarray:
     return arr
 
 
-def _public(state: GameState) -> tuple[list[KingdomInfo], RuinInfo | None, list[MilitaryBuildings]]:
+#: The public facts of a state (_public): kingdoms, the Ruin, military buildings.
+Public = tuple[list[KingdomInfo], RuinInfo | None, list[MilitaryBuildings]]
+
+
+def _public(state: GameState) -> Public:
     """Public knowledge: kingdoms and captures (VIC-140), the Ruin (VIC-130), military buildings (BUILD-060)."""
     from kingdoms.engine.victory import captures
 
@@ -425,8 +429,14 @@ def _public(state: GameState) -> tuple[list[KingdomInfo], RuinInfo | None, list[
     return kingdoms, ruin, military
 
 
-def _own_city(state: GameState, city: City, units_here: list[Unit]) -> OwnCity:
-    """An own city in full."""
+def _land_counts(state: GameState) -> np.ndarray:
+    """Tiles held per city id (index: the id), for every city at once."""
+    owner = state.owner
+    return np.bincount(owner[owner >= 0], minlength=max(state.cities, default=0) + 1)
+
+
+def _own_city(state: GameState, city: City, units_here: list[Unit], land_counts: np.ndarray | None = None) -> OwnCity:
+    """An own city in full; `land_counts`: the state's _land_counts, when the caller has them."""
     return OwnCity(
         id=city.id, name=city.name, q=city.q, r=city.r, people=city.people, size=rd.size_tier(city.people),
         focus=city.focus, grain=city.grain, store=city.store, happiness=city.happiness, walls=city.walls,
@@ -436,7 +446,8 @@ def _own_city(state: GameState, city: City, units_here: list[Unit]) -> OwnCity:
                 "months": e.months} for e in city.queue],
         is_capital=city.is_capital, is_ruin=city.is_ruin, militia=city.militia, restless=city.restless,
         unrest_months=city.unrest_months, founder=city.founder, captured_by=city.captured_by,
-        founded_month=city.founded_month, land_tiles=int(np.count_nonzero(state.owner == city.id)),
+        founded_month=city.founded_month,
+        land_tiles=int(np.count_nonzero(state.owner == city.id)) if land_counts is None else int(land_counts[city.id]),
         garrison=[u.id for u in units_here],
         counter_spies=sum(1 for s in state.spies if s.city_id == city.id and s.owner == city.owner),
         last=_own_ledger(city.last),
@@ -468,11 +479,12 @@ def _own_unit(state: GameState, unit: Unit, in_city: int | None) -> OwnUnit:
 
 
 def build_view(state: GameState, kingdom_id: str, sight: Sight | None = None,
-               explored: np.ndarray | None = None) -> KingdomView:
+               explored: np.ndarray | None = None, public: Public | None = None) -> KingdomView:
     """The view of one kingdom at the start of `state.month`, fog applied (INTEL-*, MAP-190, OPEN-51).
 
-    `sight` and `explored` (its explored map: the remembered mask joined with what it sees): the kingdom's, when
-    the caller has them already (views.observation)."""
+    `sight` and `explored` (its explored map: the remembered mask joined with what it sees): the kingdom's, and
+    `public` the state's `_public` facts, when the caller has them already (views.observation); the view gets its
+    own lists of the public records."""
     kd = state.kingdoms[kingdom_id]
     gm = state.map
     sight = sight or compute_sight(state, [kingdom_id])[kingdom_id]
@@ -492,7 +504,8 @@ def build_view(state: GameState, kingdom_id: str, sight: Sight | None = None,
         cid = city_by_tile.get(u.tile)
         if cid is not None:
             in_city.setdefault(cid, []).append(u)
-    cities = [_own_city(state, c, in_city.get(c.id, [])) for c in own_cities]
+    counts = _land_counts(state) if own_cities else None
+    cities = [_own_city(state, c, in_city.get(c.id, []), counts) for c in own_cities]
     units = [_own_unit(state, u, city_by_tile.get(u.tile)) for u in own_units]
     generals = [OwnGeneral(g.id, g.name, g.xp, g.level, g.unit_id, g.city_id)
                 for g in sorted(state.generals.values(), key=lambda g: g.id) if g.owner == kingdom_id]
@@ -529,13 +542,13 @@ def build_view(state: GameState, kingdom_id: str, sight: Sight | None = None,
 
     if explored is None:
         explored = hex_to_mask(mem.get("explored", ""), gm.size) | visible
-    kingdoms, ruin, military = _public(state)
+    kingdoms, ruin, military = public if public is not None else _public(state)
     return KingdomView(
         kingdom=kingdom_id, name=kd.name, ruler=kd.ruler, month=state.month, capital_id=kd.capital_id,
         eliminated=kd.eliminated, width=gm.width, height=gm.height, cities=cities, units=units,
-        generals=generals, camps=camps, spies=spies, kingdoms=kingdoms,
+        generals=generals, camps=camps, spies=spies, kingdoms=list(kingdoms),
         lead={"kingdom": state.lead.get("kingdom"), "months": int(state.lead.get("months", 0))},
-        ruin=ruin, wars=[list(p) for p in state.wars], military_buildings=military,
+        ruin=ruin, wars=[list(p) for p in state.wars], military_buildings=list(military),
         foreign_units=foreign_units, foreign_cities=foreign_cities, foreign_camps=foreign_camps,
         reports=reports, explored=mask_to_hex(explored), visible=mask_to_hex(visible),
         terrain_rows=_terrain_rows(gm, explored),

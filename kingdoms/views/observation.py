@@ -54,6 +54,7 @@ from kingdoms.views.kingdom_view import (
     OwnCity,
     OwnGeneral,
     OwnUnit,
+    Public,
     RuinInfo,
     SeenCamp,
     SeenCity,
@@ -304,10 +305,14 @@ def events_seen_by(events: Iterable[Mapping[str, Any]], kingdom: str) -> list[di
 class Observation:
     """Everything one kingdom may know at the start of one month, and the engine services it may use on it."""
 
-    def __init__(self, state: GameState, kingdom: str, *, recent_events: Iterable[Mapping[str, Any]] = ()) -> None:
+    def __init__(self, state: GameState, kingdom: str, *, recent_events: Iterable[Mapping[str, Any]] = (),
+                 sight: Sight | None = None, public: Public | None = None) -> None:
         if kingdom not in state.kingdoms:
             raise KeyError(f"no kingdom {kingdom!r} in this game")
         self._state = state
+        if sight is not None:  # the kingdom's sight of `state`, worked out with the other kingdoms' (MonthFacts)
+            self.sight = sight
+        self._public_facts = public
         self.kingdom = kingdom
         self.month = state.month
         self.seed = int(state.seed)  # the game's public seed
@@ -340,7 +345,7 @@ class Observation:
     @cached_property
     def view(self) -> KingdomView:
         """The fog-filtered view (views.kingdom_view): own things in full, foreign things as seen or remembered."""
-        return build_view(self._state, self.kingdom, self.sight, self.explored)
+        return build_view(self._state, self.kingdom, self.sight, self.explored, self._public_facts)
 
     @cached_property
     def believed(self) -> GameState:
@@ -408,16 +413,17 @@ class Observation:
         held = self.sight.visible & (owner >= 0)
         holder: dict[int, str] = {}
         city: dict[int, int] = {}
-        known: dict[int, bool] = {}
+        known: dict[int, tuple[str, bool]] = {}  # per city id: its holder and whether the kingdom knows it
         known_ids = self._known_ids
-        for i in np.flatnonzero(held & ~mine).tolist():
-            cid = int(owner[i])
-            c = state.cities.get(cid)
-            holder[i] = c.owner if c is not None else rd.BANDITS
-            if cid not in known:
-                known[cid] = cid in known_ids if c is not None else (
-                    known_city_tile(state, kingdom, cid, self.sight) is not None)
-            if known[cid]:
+        tiles = np.flatnonzero(held & ~mine)
+        for i, cid in zip(tiles.tolist(), owner[tiles].tolist(), strict=True):
+            got = known.get(cid)
+            if got is None:
+                c = state.cities.get(cid)
+                got = known[cid] = (c.owner, cid in known_ids) if c is not None else (
+                    rd.BANDITS, known_city_tile(state, kingdom, cid, self.sight) is not None)
+            holder[i] = got[0]
+            if got[1]:
                 city[i] = cid
         return Land(own_city, held, holder, city)
 
@@ -887,10 +893,32 @@ class Observation:
         return stops
 
 
-def observe(state: GameState, kingdom: str, recent_events: Iterable[Mapping[str, Any]] = ()) -> Observation:
+def observe(state: GameState, kingdom: str, recent_events: Iterable[Mapping[str, Any]] = (),
+            facts: MonthFacts | None = None) -> Observation:
     """The observation of `kingdom` at the start of `state.month`; `recent_events`: last month's stored events
-    (all of them: the observation keeps those the kingdom was told of)."""
-    return Observation(state, kingdom, recent_events=recent_events)
+    (all of them: the observation keeps those the kingdom was told of); `facts`: the MonthFacts of `state`, when
+    the caller observes it for several kingdoms."""
+    if facts is None:
+        return Observation(state, kingdom, recent_events=recent_events)
+    if not facts.of(state):
+        raise ValueError("these month facts were made of another state")
+    return Observation(state, kingdom, recent_events=recent_events, sight=facts.sights.get(kingdom),
+                       public=facts.public)
+
+
+class MonthFacts:
+    """What every observation of one state shares: each kingdom's sight (one compute_sight for all of them) and
+    the public facts (_public). Made of one state object, which must not change while it is used (the game
+    service's states of past and open months do not: resolving a month makes a new state)."""
+
+    def __init__(self, state: GameState) -> None:
+        self._state = state
+        self.sights: dict[str, Sight] = compute_sight(state)
+        self.public: Public = _public(state)
+
+    def of(self, state: GameState) -> bool:
+        """True when these facts were made of exactly `state` (the same object)."""
+        return state is self._state
 
 
 # =============================================================================================================
@@ -984,6 +1012,7 @@ def observe_all(state: GameState, *, live: bool = False, kingdom_views: bool = T
 __all__ = [
     "CityFigures",
     "Land",
+    "MonthFacts",
     "Observation",
     "OwnFigures",
     "PublicFacts",
