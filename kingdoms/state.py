@@ -9,8 +9,10 @@ for which city holds which tile (MAP-170).
 from __future__ import annotations
 
 import copy
+import functools
 import hashlib
 import json
+import re
 import weakref
 from collections.abc import Container
 from dataclasses import dataclass, field
@@ -19,6 +21,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 from pydantic import ConfigDict, TypeAdapter
+from pydantic_core import CoreConfig, PydanticSerializationError, SchemaSerializer, core_schema
 
 from kingdoms import ruledata as rd
 from kingdoms.gamemap import GameMap
@@ -305,22 +308,23 @@ class GameState:
         return data
 
     def stored_form(self) -> tuple[str, bytes]:
-        """(state_hash, the JSON the game file keeps) made from one `to_dict`-like dump: the JSON has `to_dict`'s
-        keys in its order, so loading it gives `to_dict()` back (json.loads), and the hash is `state_hash()`'s.
+        """(state_hash, the JSON the game file keeps): the JSON has `to_dict`'s keys in its order, so loading it gives
+        `to_dict()` back (json.loads), and the hash is `state_hash()`'s.
 
         Faster than `to_dict` + `hash_of_data` + json.dumps: the owner array's JSON is made once for both (and
-        kept per map while the array is unchanged, `_owner_json`), and the stored JSON is written by pydantic's
-        serializer (its floats round-trip exactly; NaN and Infinity as Python's json writes them).
+        kept per map while the array is unchanged, `_owner_json`), and both texts are written by pydantic's
+        serializer straight from the dataclasses (`_canonical_bytes`; its floats round-trip exactly, NaN and
+        Infinity as Python's json writes them), with no JSON data made in between.
         """
-        data, owner, digest = self._dumped()
-        body = _STORE_ADAPTER.dump_json(data)
-        return digest, b"".join((body[:-1], b',"owner":', owner.encode(), b"}"))
-
-    def _dumped(self) -> tuple[Json, str, str]:
-        """The state as JSON data without its owner array, that array's JSON, and the canonical hash of both."""
-        data = _ADAPTER.dump_python(self, mode="json", exclude={"owner", "map"})
         owner = _owner_json(self)
-        return data, owner, hashlib.sha256(_canonical_text(data, owner).encode()).hexdigest()[:32]
+        body = _STORE_SERIALIZER.to_json(self, exclude=_NOT_STORED)
+        if b"NaN" in body or b"Infinity" in body:  # to_dict has null for one in free JSON: made its way
+            body = _STORE_ADAPTER.dump_json(_ADAPTER.dump_python(self, mode="json", exclude=_NOT_STORED))
+        return self._digest(owner), b"".join((body[:-1], b',"owner":', owner.encode(), b"}"))
+
+    def _digest(self, owner: str) -> str:
+        """The canonical hash of the state whose owner array's JSON is `owner`."""
+        return hashlib.sha256(_canonical_bytes(self, owner)).hexdigest()[:32]
 
     @classmethod
     def from_dict(cls, data: Json, game_map: GameMap) -> GameState:
@@ -337,12 +341,16 @@ class GameState:
 
     def state_hash(self) -> str:
         """Canonical hash of the whole state: replaying the same orders must reproduce it."""
-        return self._dumped()[2]
+        return self._digest(_owner_json(self))
 
 
 _ADAPTER: TypeAdapter[GameState] = TypeAdapter(GameState)
 #: Writes a `to_dict` body (plain JSON data) as JSON bytes, keys in their order, NaN/Infinity as json.dumps does.
 _STORE_ADAPTER: TypeAdapter[Json] = TypeAdapter(Json, config=ConfigDict(ser_json_inf_nan="constants"))
+#: Writes a state as `_STORE_ADAPTER.dump_json(to_dict())` would, owner aside, straight from the dataclasses.
+_STORE_SERIALIZER = SchemaSerializer(_ADAPTER.core_schema, CoreConfig(ser_json_inf_nan="constants"))
+_NOT_STORED = {"owner", "map"}
+
 
 #: Per map: the owner array's bytes and its JSON, so a month whose tile owners did not change reuses the text.
 #: Never stale: the text is reused only when the array's bytes (and dtype) equal the ones it was made from.
@@ -377,6 +385,100 @@ def _canonical_text(data: Json, owner: str) -> str:
     parts = [text[1:-1] for text in (_CANONICAL(before), _CANONICAL(after)) if text != "{}"]
     parts.insert(1 if before else 0, '"owner":' + owner)
     return "{" + ",".join(parts) + "}"
+
+
+class _NotPlain(Exception):
+    """A JSON value `_sorted_json` will not sort itself (a dict key that is not a string): `_canonical_bytes` then
+    takes the plain path."""
+
+
+def _sorted_json(data: dict[Any, Any]) -> Json:
+    """A copy of a JSON dict with the keys of every dict in it in sorted order, as json.dumps(sort_keys=True) writes
+    them; lists and dicts holding no dict or list are sorted in C, the rest walked."""
+    if set(map(type, data)) - {str}:
+        raise _NotPlain
+    out = dict(sorted(data.items()))
+    kinds = set(map(type, out.values()))
+    if dict in kinds or list in kinds or tuple in kinds:
+        for key, value in out.items():
+            kind = type(value)
+            if kind is dict:
+                out[key] = _sorted_json(value)
+            elif kind is list or kind is tuple:
+                out[key] = _sorted_items(value)
+    return out
+
+
+def _sorted_items(items: list[Any] | tuple[Any, ...]) -> list[Any] | tuple[Any, ...]:
+    """`_sorted_json` inside a list: the list itself when it holds no dict or list (most do not)."""
+    kinds = set(map(type, items))
+    if dict in kinds or list in kinds or tuple in kinds:
+        return [_sorted_json(v) if type(v) is dict else _sorted_items(v) if type(v) in (list, tuple) else v
+                for v in items]
+    return items
+
+
+def _by_text_key(table: dict[Any, Any]) -> dict[Any, Any]:
+    """A dict of dataclasses (by id or kingdom) in the order of its keys' JSON text, as sort_keys has it."""
+    return {key: table[key] for key in sorted(table, key=str)}
+
+
+def _hash_schema(schema: Any) -> Any:
+    """The state's core schema made to write sorted keys: every dataclass's fields by name, dicts of dataclasses by
+    key text, free JSON values (memory, ledgers, standing orders, lead) through `_sorted_json`. A copy: every dict
+    and list of the schema is new, its other values (types, functions) shared."""
+    if isinstance(schema, list):
+        return [_hash_schema(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    node = {key: value if key == "metadata" else _hash_schema(value) for key, value in schema.items()}
+    kind = node.get("type")
+    if kind == "dataclass":
+        node["fields"] = sorted(node["fields"])
+    elif kind == "dataclass-args":
+        node["fields"] = sorted(node["fields"], key=lambda f: f["name"])
+    elif kind == "dict":
+        if node["values_schema"]["type"] == "any":
+            node["serialization"] = core_schema.plain_serializer_function_ser_schema(_sorted_json)
+        else:  # reordered, then written by the dict's own schema (a wrap serializer would infer the values)
+            node["serialization"] = core_schema.plain_serializer_function_ser_schema(
+                _by_text_key, return_schema=dict(node))
+    return node
+
+
+@functools.cache
+def _hash_serializer() -> SchemaSerializer:
+    """Writes a state's canonical JSON (sorted keys at every level), owner aside; made at the first hash (a few
+    milliseconds), not at import."""
+    return SchemaSerializer(_hash_schema(_ADAPTER.core_schema), CoreConfig(ser_json_inf_nan="constants"))
+
+
+_FIELDS = sorted(f.name for f in dataclass_fields(GameState) if f.name not in _NOT_STORED)
+_BEFORE_OWNER = {name for name in _FIELDS if name < "owner"}
+_AFTER_OWNER = {name for name in _FIELDS if name > "owner"}
+#: A float pydantic writes otherwise than json.dumps: below 1e-4 (0.0000x, or 1e-7 where json.dumps has 1e-07).
+_EXPONENT = re.compile(rb"[0-9]e-")
+
+
+def _canonical_bytes(state: GameState, owner: str) -> bytes:
+    """`_canonical_text(to_dict() data, owner).encode()`, written by pydantic from the dataclasses with sorted keys
+    (several times cheaper than making the data and json's encoder) whenever that text is certainly the same: no
+    float below 1e-4, no character json.dumps escapes and pydantic does not (non-ASCII, DEL), no NaN or Infinity
+    (to_dict makes one in free JSON null), no dict key that is not a string; else the plain way. Every other value
+    (floats, ints of any size, the other escapes) pydantic writes as json.dumps does, byte for byte."""
+    try:
+        write = _hash_serializer().to_json
+        parts = [write(state, include=_BEFORE_OWNER), write(state, include=_AFTER_OWNER)]
+    except PydanticSerializationError:
+        parts = []
+    for body in parts:
+        if (b"0.0000" in body or (b"e-" in body and _EXPONENT.search(body)) or b"\x7f" in body
+                or not body.isascii() or b"NaN" in body or b"Infinity" in body):
+            parts = []
+    if not parts:
+        data = _ADAPTER.dump_python(state, mode="json", exclude=_NOT_STORED)
+        return _canonical_text(data, owner).encode()
+    return b"".join((parts[0][:-1], b',"owner":', owner.encode(), b",", parts[1][1:]))
 
 
 def side_name(state: GameState, owner: str) -> str:

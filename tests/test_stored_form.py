@@ -9,9 +9,12 @@ import math
 import zlib
 from pathlib import Path
 
+import pytest
+
+from kingdoms import state as state_module
 from kingdoms.engine.month import resolve_month
 from kingdoms.game import Game
-from kingdoms.state import GameState, hash_of_data
+from kingdoms.state import _STORE_ADAPTER, GameState, hash_of_data
 from kingdoms.storage import _pack, _unpack
 
 from .conftest import tiny_state
@@ -70,3 +73,47 @@ def test_resolved_months_are_stored_as_they_are_in_memory(tmp_game_path: Path) -
         assert digest == state.state_hash()
     assert resolve_month(game.state(), {}).state.stored_form()[0] == resolve_month(game.state(), {}).state.state_hash()
     game.close()
+
+
+def _plain_form(state: GameState) -> tuple[str, bytes]:
+    """stored_form the plain way: to_dict's data, json's sort_keys text for the hash, pydantic's JSON of the data."""
+    data = state.to_dict()
+    owner = data.pop("owner")
+    body = _STORE_ADAPTER.dump_json(data)
+    return hash_of_data({**data, "owner": owner}), body[:-1] + b',"owner":' + json.dumps(owner, separators=(",", ":")).encode() + b"}"
+
+
+def test_fast_canonical_json_is_the_plain_text_or_steps_aside(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The hash text pydantic writes from the dataclasses (sorted keys) is byte for byte json.dumps(sort_keys): with
+    unsorted nested keys, tuples and lists of dicts in free JSON, ints in float fields and ordinary floats it is
+    used; a float below 1e-4, non-ASCII or DEL text, or an int dict key makes it step aside for the plain text.
+    The stored JSON, written straight from the dataclasses, is the data's JSON byte for byte in every case."""
+    plain_calls: list[int] = []
+    plain = state_module._canonical_text
+
+    def counted(data: dict, owner: str) -> str:
+        plain_calls.append(1)
+        return plain(data, owner)
+
+    monkeypatch.setattr(state_module, "_canonical_text", counted)
+    state = tiny_state()
+    city = next(iter(state.cities.values()))
+    unit = next(iter(state.units.values()))
+    city.last = {"z": [{"b": 1, "a": (2, {"y": 0.5, "x": [3, {"q": None, "p": 1e300}]})}], "a": 123.25, "m": {}}
+    city.grain = 7  # an int in a float field
+    city.happiness = -0.0
+    unit.standing = {"to": (3, 4), "action": "move", "via": [[1, 2], [3, 4]]}
+    unit.standing_meta = {"kind": "city", "to": [1, 2], "name": "Xu"}
+    state.kingdoms["wei"].memory = {"units": {"10": {"z": 1, "a": 2}, "9": {"b": 1.5e16}}, "cities": {}}
+    state.lead = {"months": 2, "kingdom": "wei"}
+    _same_as_to_dict(state)
+    assert state.stored_form() == _plain_form(state)
+    assert plain_calls == []  # the fast text was used
+    for awkward in (lambda: setattr(city, "store", 5e-5), lambda: setattr(city, "store", 1e-9),
+                    lambda: setattr(city, "name", "Zh\u00e9"), lambda: setattr(city, "name", "a\x7fb"),
+                    lambda: city.last.update({"ids": {7: "seven"}})):
+        before = len(plain_calls)
+        awkward()
+        _same_as_to_dict(state)
+        assert state.stored_form() == _plain_form(state)
+        assert len(plain_calls) > before  # it stepped aside
