@@ -328,6 +328,25 @@ def test_intel_050_a_believed_maps_rows_are_those_of_the_same_ground_built_afres
                 assert plain[u] == plain0[u] and rivers[u] == rivers0[u], u
 
 
+def test_move_270_a_maps_split_rows_are_its_ways_split_by_the_crossings():
+    """MOVE-270, OPEN-65: a true map's rows split by the board's crossings (made whole only beside a crossing, the
+    rest its ordinary rows) are every neighbour that is not a crossing as a step and every one that is as a
+    crossing, in its ways' order: first made for the bare river, or first for cities taken off it."""
+    gm = build_state(generate(5, 3, size=(40, 30)), 1).map
+    river = bytearray(net_of(gm).river)
+    towns = bytearray(river)
+    for i in np.flatnonzero(np.frombuffer(bytes(river), dtype=np.uint8))[::3].tolist():
+        towns[i] = 0
+    assert river != towns
+    for first in ((river, towns), (towns, river)):
+        net = net_of(gm.with_ground(gm.terrain.copy(), gm.river.copy(), gm.bridge.copy()))
+        for crossing in first:
+            plain, rivers = net.split(crossing)
+            for u in range(gm.size):
+                assert plain[u] == tuple((v, c) for v, _b, c in net.ways[u] if not crossing[v]), u
+                assert rivers[u] == tuple((v, b, c) for v, b, c in net.ways[u] if crossing[v]), u
+
+
 # --- per-map tables (the search's heuristic and rows) --------------------------------------------------------
 
 

@@ -152,10 +152,14 @@ class _Net:
                                       _RiverRows(own, key, self.beyond, self.cost))
         if out is None:
             base = self.splits.get(self.river)
+            rows: Iterable[int]
             if base is None or key == self.river:
-                rows: Iterable[int] = range(len(self.ways))
-                plain_rows: list = [None] * len(self.ways)
-                river_rows: list = [None] * len(self.ways)
+                # a row with no crossing beside it is every neighbour as an ordinary step (steps_all) and no
+                # crossing: only the rows beside a crossing are made
+                plain_rows: list = list(self.steps_all)
+                river_rows: list = [()] * len(self.ways)
+                rows = np.flatnonzero(np.frombuffer(_beside(self.nbr_index, np.flatnonzero(
+                    np.frombuffer(key, dtype=np.uint8))), dtype=np.uint8)).tolist()
             else:  # only the rows beside tiles that differ from the bare map change
                 plain0, river0 = base
                 assert isinstance(plain0, tuple) and isinstance(river0, tuple)  # a true map's rows are tuples
