@@ -338,6 +338,13 @@ def test_move_270_a_maps_split_rows_are_its_ways_split_by_the_crossings():
     for i in np.flatnonzero(np.frombuffer(bytes(river), dtype=np.uint8))[::3].tolist():
         towns[i] = 0
     assert river != towns
+    net = net_of(gm)  # its layout and ways rows (made on first use): each neighbour, the tile beyond, its cost
+    for u in range(gm.size):
+        on = [k for k in range(6) if gm.nbr[u, k] >= 0]
+        far = [int(gm.nbr[gm.nbr[u, k], k]) for k in on]
+        assert net.beyond[u] == tuple(zip([int(gm.nbr[u, k]) for k in on], far, strict=True)), u
+        assert net.ways[u] == tuple((v, b, max(int(gm.move_cost[v]), 0)) for v, b in net.beyond[u]), u
+        assert net.steps_all[u] == tuple((v, c) for v, _b, c in net.ways[u]), u
     for first in ((river, towns), (towns, river)):
         net = net_of(gm.with_ground(gm.terrain.copy(), gm.river.copy(), gm.bridge.copy()))
         for crossing in first:

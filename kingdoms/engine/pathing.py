@@ -118,7 +118,7 @@ class _Net:
     impassable: bytes
     river: bytes  # unbridged river tiles (before cities are taken off)
     ways: Rows[tuple[_Way, ...]]  # per tile: (neighbour, tile straight beyond or -1, its cost)
-    beyond: tuple[tuple[tuple[int, int], ...], ...]  # per tile: (neighbour, tile straight beyond or -1), the layout
+    beyond: Rows[tuple[tuple[int, int], ...]]  # per tile: (neighbour, tile straight beyond or -1), the layout
     max_cost: int
     q_arr: np.ndarray  # int64 q_of / r_of (for the heuristics)
     r_arr: np.ndarray
@@ -157,7 +157,7 @@ class _Net:
                 # a row with no crossing beside it is every neighbour as an ordinary step (steps_all) and no
                 # crossing: only the rows beside a crossing are made
                 plain_rows: list = list(self.steps_all)
-                river_rows: list = [()] * len(self.ways)
+                river_rows: list = [()] * len(self.nbr)
                 rows = np.flatnonzero(np.frombuffer(_beside(self.nbr_index, np.flatnonzero(
                     np.frombuffer(key, dtype=np.uint8))), dtype=np.uint8)).tolist()
             else:  # only the rows beside tiles that differ from the bare map change
@@ -212,7 +212,7 @@ class _PlainRows(_LazyRows[tuple[_Edge, ...]]):
 
     __slots__ = ("_own", "_crossing", "_layout", "_cost", "_base")
 
-    def __init__(self, own: bytes, crossing: bytes, layout: tuple[tuple[tuple[int, int], ...], ...],
+    def __init__(self, own: bytes, crossing: bytes, layout: Rows[tuple[tuple[int, int], ...]],
                  cost: Sequence[int], base: tuple[tuple[_Edge, ...], ...]) -> None:
         super().__init__()
         self._own, self._crossing, self._layout, self._cost, self._base = own, crossing, layout, cost, base
@@ -232,7 +232,7 @@ class _RiverRows(_LazyRows[tuple[_Way, ...]]):
 
     __slots__ = ("_own", "_crossing", "_layout", "_cost")
 
-    def __init__(self, own: bytes, crossing: bytes, layout: tuple[tuple[tuple[int, int], ...], ...],
+    def __init__(self, own: bytes, crossing: bytes, layout: Rows[tuple[tuple[int, int], ...]],
                  cost: Sequence[int]) -> None:
         super().__init__()
         self._own, self._crossing, self._layout, self._cost = own, crossing, layout, cost
@@ -286,16 +286,23 @@ def _beside(nbr: np.ndarray, tiles: np.ndarray, marked: bytes = b"") -> bytes:
 
 
 def _true_net(gm: GameMap) -> _Net:
-    """The net of a map made on its own: every row built now, tuples read by the search loop."""
+    """The net of a map made on its own: its step rows built now, tuples read by the search loop."""
     nbr_rows = gm.nbr.tolist()
     nbr = tuple(map(tuple, nbr_rows))
     cost_arr = np.maximum(gm.move_cost, 0)
     cost = tuple(cost_arr.tolist())
     pairs = list(enumerate(cost))  # (tile, its cost), shared by every row
     straight = gm.nbr[np.maximum(gm.nbr, 0), np.arange(6)].tolist()  # the tile beyond each neighbour, same side
-    beyond = tuple(tuple([(v, b) for v, b in zip(row, far, strict=True) if v >= 0])
-                   for row, far in zip(nbr_rows, straight, strict=True))
-    ways = tuple(tuple([(v, b, pairs[v][1]) for v, b in row]) for row in beyond)
+
+    # the layout and ways rows are read only beside crossings and by believed maps: each made on first use
+    def beyond_row(u: int) -> tuple[tuple[int, int], ...]:
+        return tuple([(v, b) for v, b in zip(nbr_rows[u], straight[u], strict=True) if v >= 0])
+
+    beyond: _Rows[tuple[tuple[int, int], ...]] = _Rows(beyond_row)
+
+    def way_row(u: int) -> tuple[_Way, ...]:
+        return tuple([(v, b, cost[v]) for v, b in beyond[u]])
+
     return _Net(
         width=gm.width,
         nbr=nbr,
@@ -304,7 +311,7 @@ def _true_net(gm: GameMap) -> _Net:
         r=tuple(gm.r_of.tolist()),
         impassable=(gm.move_cost <= 0).astype(np.uint8).tobytes(),
         river=(gm.river & ~gm.bridge).astype(np.uint8).tobytes(),
-        ways=ways,
+        ways=_Rows(way_row),
         beyond=beyond,
         max_cost=max(max(cost, default=1), 1),
         q_arr=np.asarray(gm.q_of, dtype=np.int64),
@@ -320,7 +327,7 @@ def _true_net(gm: GameMap) -> _Net:
         routes={},
         nbr_arr=gm.nbr,
         nbr_index=gm.nbr.astype(np.intp),
-        steps_all=tuple(tuple([pairs[v] for v, _b in row]) for row in beyond),
+        steps_all=tuple(tuple([pairs[v] for v in row if v >= 0]) for row in nbr_rows),
         own_row=bytes(gm.size),
         cost_arr=cost_arr,
     )
