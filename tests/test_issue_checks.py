@@ -7,8 +7,7 @@ from pathlib import Path
 import pytest
 
 from kingdoms.engine.belief import believed_state
-from kingdoms.engine.cautions import SightNow
-from kingdoms.engine.sight import sight_of
+from kingdoms.engine.sight import SightProbe, sight_of
 from kingdoms.game import Game
 from kingdoms.setup import build_state, resolve_scenario
 from kingdoms.state import GameState, StationedSpy
@@ -33,9 +32,9 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> list[GameState]:
 
 
 def _same_sight(state: GameState, kingdom: str) -> None:
-    """SightNow answers every tile (and tiles off the map) as the kingdom's sight mask does."""
+    """SightProbe answers every tile (and tiles off the map) as the kingdom's sight mask does."""
     mask = sight_of(state, kingdom)
-    now = SightNow(state, kingdom)
+    now = SightProbe(state, kingdom)
     gm = state.map
     for i in range(gm.size):
         q, r = gm.tile(i)
@@ -69,7 +68,7 @@ def test_intel_010_caution_sight_keeps_the_board_it_was_made_on() -> None:
     """INTEL-010: moving a unit after the sight is made changes none of its answers (a mask made then would not)."""
     s = open_world()
     levy = add(s, "wei", "levy", (3, 6), 1_000)
-    now = SightNow(s, "wei")
+    now = SightProbe(s, "wei")
     before = sight_of(s, "wei")
     levy.q, levy.r = 15, 6
     gm = s.map

@@ -22,7 +22,7 @@ import numpy as np
 
 from kingdoms import ruledata as rd
 from kingdoms.gamemap import GameMap
-from kingdoms.hexgrid import offset_cols, spiral
+from kingdoms.hexgrid import hex_len, offset_cols, spiral
 from kingdoms.state import GameState
 
 #: Cache of neighbourhood tables by map layout: (width, height) -> {radius: (n, m) int32 table}. A table reads
@@ -96,16 +96,16 @@ def _city_kingdom_table(state: GameState, kingdoms: list[str]) -> np.ndarray:
     return table
 
 
-def compute_sight(state: GameState, kingdoms: list[str] | None = None) -> dict[str, Sight]:
-    """Sight of each kingdom in `kingdoms` (default: every kingdom of the game), from the true state."""
+def _sources(state: GameState, names: list[str]) -> tuple[list[list[int]], ...]:
+    """Per kingdom of `names` (by position), the flat tiles its sight starts from, by kind: near (troops,
+    civilians and own cities: sight 2), far (scouts: 4), spy (travelling spies: 1), lifted (foreign cities
+    holding one of its stationed spies: 2). The one list of sight sources compute_sight and SightProbe read."""
     gm = state.map
-    n = gm.size
-    names = list(state.kingdoms) if kingdoms is None else list(kingdoms)
     pos = {k: x for x, k in enumerate(names)}
-    near: list[list[int]] = [[] for _ in names]  # sight 2: troops, civilians, cities, stationed spies' cities
-    far: list[list[int]] = [[] for _ in names]  # scouts: sight 4, watched
-    spy: list[list[int]] = [[] for _ in names]  # travelling spies: sight 1, watched, spy eye
-    lifted: list[list[int]] = [[] for _ in names]  # foreign cities holding a stationed spy: 2, watched, eye
+    near: list[list[int]] = [[] for _ in names]
+    far: list[list[int]] = [[] for _ in names]
+    spy: list[list[int]] = [[] for _ in names]
+    lifted: list[list[int]] = [[] for _ in names]
     for unit in state.units.values():
         x = pos.get(unit.owner)
         if x is None:
@@ -129,6 +129,16 @@ def compute_sight(state: GameState, kingdoms: list[str] | None = None) -> dict[s
         if x is None or inside is None or inside.owner == agent.owner:
             continue  # a counter-spy in an own city adds nothing to the city's own sight
         lifted[x].append(gm.index(inside.q, inside.r))
+    return near, far, spy, lifted
+
+
+def compute_sight(state: GameState, kingdoms: list[str] | None = None) -> dict[str, Sight]:
+    """Sight of each kingdom in `kingdoms` (default: every kingdom of the game), from the true state."""
+    gm = state.map
+    n = gm.size
+    names = list(state.kingdoms) if kingdoms is None else list(kingdoms)
+    pos = {k: x for x, k in enumerate(names)}
+    near, far, spy, lifted = _sources(state, names)
     land_of = _city_kingdom_table(state, names)[state.owner]  # kingdom position per tile, -1 none
     out: dict[str, Sight] = {}
     for k, x in pos.items():
@@ -147,6 +157,40 @@ def compute_sight(state: GameState, kingdoms: list[str] | None = None) -> dict[s
             eye[np.concatenate((agents, np.asarray(lifted[x], dtype=np.int64)))] = True
         out[k] = Sight(k, visible[:n], watched[:n], eye[:n])
     return out
+
+
+class SightProbe:
+    """One kingdom's `visible` (compute_sight's, INTEL-010) on a board as it stands when this is made, asked a
+    tile at a time: an issue-time check asks of a few tiles, and a whole mask costs more than they do.
+
+    Keeps each sight source's tile and radius and the own land when made, so later changes of the board change
+    no answer (as a mask made now would not change).
+    """
+
+    __slots__ = ("_spots", "_land", "_border")
+
+    def __init__(self, state: GameState, kingdom: str) -> None:
+        gm = state.map
+        kd = state.kingdoms.get(kingdom)
+        self._spots: list[tuple[int, int, int]] = []  # (q, r, radius): a tile is in sight within radius of one
+        self._land = np.zeros(gm.size + 1, dtype=bool)  # the last: where an off-the-map neighbour lands
+        self._border = rd.SIGHT["border"]
+        if kd is None or kd.eliminated:
+            return
+        near, far, spy, lifted = (tiles[0] for tiles in _sources(state, [kingdom]))
+        for tiles, radius in ((near, rd.SIGHT["troop"]), (far, rd.SIGHT["scout"]), (spy, rd.SIGHT["spy"]),
+                              (lifted, rd.SIGHT["city"])):
+            self._spots.extend((*gm.tile(i), radius) for i in tiles)
+        self._land[:-1] = _city_kingdom_table(state, [kingdom])[state.owner] == 0
+
+    def sees(self, gm: GameMap, q: int, r: int) -> bool:
+        """True when tile (q, r) is in sight (Sight.sees)."""
+        i = gm.index(q, r)
+        if i < 0:
+            return False
+        if any(hex_len(q - sq, r - sr) <= radius for sq, sr, radius in self._spots):
+            return True
+        return bool(self._land[neighbourhood(gm, self._border)[i]].any())
 
 
 def sight_of(state: GameState, kingdom: str) -> Sight:
