@@ -558,9 +558,11 @@ class Game:
                 decision = self.ai_decider(self, kid, controller)
                 text = decision if isinstance(decision, str) else decision.orders
                 note = None if isinstance(decision, str) else decision.note
+                # a ruler's order models are queued as they are (their text is the one they were written as)
+                given = text if isinstance(decision, str) or not decision.parsed else list(decision.parsed)
                 with self.store.write():  # the seat's orders, note and month end: one transaction, not three
                     if text.strip():
-                        self.issue(kid, text, month=state.month)
+                        self.issue(kid, given, month=state.month)
                     if note:
                         self.store.add_note(state.month, kid, "note", note, self.clock())
                     self.mark_ended(kid, "ai", month=state.month)

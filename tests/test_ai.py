@@ -168,6 +168,21 @@ def test_hard_orders_are_order_models_written_by_the_syntax(hard_game: Played) -
         assert isinstance(parsed, ParsedOrder) and format_order(parsed.order) == line
 
 
+def test_every_ruler_gives_the_models_its_text_reads_as(hard_game: Played) -> None:
+    """TURN-050: a Decision's order models (which the game service queues as they are) parse, position for
+    position, to what its text parses to: the same order, the same echoed text, for every level."""
+    from kingdoms.orders.syntax import parse_orders
+
+    given = 0
+    for state in hard_game.states.values():
+        obs = observe(state, "wei")
+        for level in LEVELS:
+            decision = decide_orders(obs, f"ai:{level}")
+            assert parse_orders(list(decision.parsed)) == parse_orders(decision.orders), (level, state.month)
+            given += len(decision.parsed)
+    assert given > 0, "no ruler gave an order"
+
+
 # --- a short game ----------------------------------------------------------------------------------------------------
 
 

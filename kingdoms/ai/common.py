@@ -25,7 +25,7 @@ from kingdoms.engine.pathing import slot_of_type
 from kingdoms.engine.sight import neighbourhood
 from kingdoms.gamemap import GameMap, smallest_roots
 from kingdoms.hexgrid import Tile, flat_index, hex_len, hex_lens
-from kingdoms.orders.models import QueueItem
+from kingdoms.orders.models import Order, QueueItem
 from kingdoms.orders.syntax import format_queue_item
 from kingdoms.views.kingdom_view import OwnCity, OwnUnit, SeenCity, SeenUnit
 from kingdoms.views.observation import Observation
@@ -38,10 +38,13 @@ INF = 1.0e9
 
 @dataclass(slots=True)
 class Decision:
-    """A ruler's month: orders in the short syntax (one a line) and an optional chronicle note."""
+    """A ruler's month: orders in the short syntax (one a line), an optional chronicle note, and the orders as the
+    models the text was written from (`parsed`, when the ruler has them: the game service queues them without
+    reading its own ruler's text back)."""
 
     orders: str
     note: str | None = None
+    parsed: tuple[Order, ...] = ()
 
 
 # --- verbs the engine offers ---------------------------------------------------------------------------------------

@@ -166,4 +166,4 @@ def decide_picture(pic: Picture) -> Decision:
             orders.append(order)
             spear_room -= sum(x.men or 0 for x in want[:QUEUE_AHEAD] if x.item in rd.FIGHTING_TYPES)
     orders += troop_orders(pic, verbs)
-    return Decision("\n".join(format_order(o) for o in orders))
+    return Decision("\n".join(format_order(o) for o in orders), parsed=tuple(orders))

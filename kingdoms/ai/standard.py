@@ -202,7 +202,7 @@ class Ruler:
         self.order_units()
         self.order_cities()
         orders = self.war_orders + self.city_orders + self.short_marches_first(self.unit_orders)
-        return Decision("\n".join(format_order(o) for o in orders), self.note())
+        return Decision("\n".join(format_order(o) for o in orders), self.note(), tuple(orders))
 
     def short_marches_first(self, orders: list[OrderModel]) -> list[OrderModel]:
         """Troop moves that end this month are written before long marches (in the slots moves already hold),

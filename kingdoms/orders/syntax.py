@@ -1141,8 +1141,13 @@ def _text_orders(text: str, out: list[ParseResult], depth: int) -> None:
             )
 
 
+#: The order model classes: an orders array may hold them as they are (_items).
+_MODEL_TYPES: Final = frozenset(ORDER_MODELS.values())
+
+
 def _items(items: list[Any] | tuple[Any, ...], out: list[ParseResult], depth: int) -> None:
-    """Parse the elements of an orders array: objects and short-syntax strings, mixed (TOOLS-140, TOOLS-390)."""
+    """Parse the elements of an orders array: objects and short-syntax strings, mixed (TOOLS-140, TOOLS-390), and
+    order models (a scripted ruler's: already valid, their text the one format_order writes)."""
     for item in items:
         if len(out) >= _MAX_ORDERS:
             raise _TooMany
@@ -1150,6 +1155,8 @@ def _items(items: list[Any] | tuple[Any, ...], out: list[ParseResult], depth: in
             _text_orders(item, out, depth)
         elif isinstance(item, dict):
             _one(item, len(out) + 1, out)
+        elif type(item) in _MODEL_TYPES:
+            out.append(ParsedOrder(len(out) + 1, format_order(item), item))
         else:
             out.append(
                 OrderError(
@@ -1163,7 +1170,8 @@ def _items(items: list[Any] | tuple[Any, ...], out: list[ParseResult], depth: in
 
 
 def parse_orders(orders: str | list[str | dict[str, Any]] | Any) -> list[ParseResult]:
-    """Parse an issue_orders `orders` argument (text, or a list of objects/strings) in order; never raises.
+    """Parse an issue_orders `orders` argument (text, or a list of objects/strings/order models) in order; never
+    raises.
 
     Positions are 1-based over all orders in the call; a call that is neither text nor a list yields one
     malformed_call error at position 0; blank text or [] yields [].

@@ -51,7 +51,7 @@ def decide(obs: Observation) -> Decision:
         props.extend(part)
     orders = arbiter.settle(an, st.share, props)
     note = chronicle.note(an, st, fp, props.notes)
-    return Decision("\n".join(format_order(o) for o in orders), note)
+    return Decision("\n".join(format_order(o) for o in orders), note, tuple(orders))
 
 
 __all__ = ["decide"]
