@@ -51,6 +51,25 @@ def test_components_match_a_flood_fill_on_random_and_explored_masks() -> None:
     assert (components(mi, np.zeros(mi.n, dtype=bool)) == -1).all()
 
 
+def test_components_started_from_earlier_areas_give_the_fresh_labels() -> None:
+    """MOVE-270: labels started from the areas of a smaller open mask (last month's, as Picture.area keeps them) are
+    the labels worked out afresh; a start that is not a subset (tiles closed since) is not used, and still right."""
+    for seed, kingdoms, size in ((5, 3, (40, 30)), (20261129, 6, (64, 48))):
+        mi = map_info(build_state(generate(seed, kingdoms, size=size), 1).map)
+        rng = np.random.default_rng(seed + 1)
+        for trial in range(10):
+            centre, radius = int(rng.integers(mi.n)), int(rng.integers(3, 30))
+            before = (mi.dist_from(centre) <= radius) & mi.passable & (rng.random(mi.n) < 0.95)
+            grown = before | ((mi.dist_from(centre) <= radius + int(rng.integers(1, 8))) & mi.passable
+                              & (rng.random(mi.n) < 0.9))
+            if trial % 3 == 2:  # some tiles closed since: not a subset any more
+                grown &= rng.random(mi.n) < 0.9
+            prior = (before, components(mi, before))
+            assert np.array_equal(components(mi, grown, prior), components(mi, grown)), (seed, trial)
+            assert np.array_equal(components(mi, grown, prior), flood_labels(mi, grown)), (seed, trial)
+            assert np.array_equal(components(mi, before, prior), prior[1]), (seed, trial)
+
+
 def test_site_ceilings_are_never_below_the_site_report() -> None:
     """CITY-450: on every tile where a city could be founded, the ceilings the standard ruler prunes its site search
     with are at least the site report's people fed (CITY-150) and full production (CITY-230); people fed to the
