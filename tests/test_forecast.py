@@ -139,3 +139,25 @@ def test_vic_130_ruin_out_of_sight_is_forecast_from_public_facts() -> None:
     dfn = obs.city_defence(ruin.id)
     assert not dfn.exact and dfn.walls == rd.RUIN_WALLS and dfn.garrison == rd.SIZE_CLASS_RANGE["small"]
     assert dfn.militia == (rd.full_militia(rd.RUIN_PEOPLE, False, state.month),) * 2
+
+
+def test_intel_060_city_defence_is_kept_per_observation() -> None:
+    """INTEL-060, INTEL-220: an observation answers city_defence once per city (the forecasts of a month ask it again
+    and again): the same answer views.forecast.city_defence gives, and a later observation of a changed board (a
+    spy report, more troops) gives the new one while the first keeps the board it was made of."""
+    from kingdoms.views import forecast as fc
+
+    state = _two_cities()
+    shu = next(c for c in state.cities.values() if c.owner == "shu")
+    gar = add(state, "shu", "spearman", (shu.q, shu.r), men=800, fortified=True, months=0)
+    add(state, "wei", "levy", (shu.q - 2, shu.r), men=1000, months=0)  # in sight of the city
+    obs = observe(state, "wei")
+    seen = next((c for c in obs.view.foreign_cities if c.id == shu.id), None)
+    first = obs.city_defence(shu.id)
+    assert first == fc.city_defence(obs.believed, "wei", obs.sight, shu.id, seen) and not first.exact
+    assert obs.city_defence(shu.id) is first
+    gar.men = 4000
+    state.kingdoms["wei"].memory.setdefault("reports", {})[str(shu.id)] = city_report(state, shu, state.month, "spy")
+    later = observe(state, "wei").city_defence(shu.id)
+    assert later.exact and later.garrison == (4000, 4000) and later != first
+    assert obs.city_defence(shu.id) == first

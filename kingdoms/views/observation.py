@@ -326,6 +326,8 @@ class Observation:
         self._outputs: dict[tuple[int, str], eco.CityOutlook] = {}
         self._free: dict[tuple[int, str], list[Tile]] = {}
         self._checks: dict[tuple[tuple[str, ...], tuple[str, ...]], list[CheckResult]] = {}
+        self._defences: dict[int, fc.CityDefence] = {}  # city_defence by city id: a function of this month's
+        # believed board, sight and view, none of which change once made (the answer is a frozen dataclass)
 
     def __repr__(self) -> str:
         """Whose month it is (never the state: a repr may end up in a log or a reply)."""
@@ -680,8 +682,11 @@ class Observation:
         city = self.believed.cities.get(city_id)
         if city is None or city.owner == self.kingdom:
             raise KeyError(f"city #{city_id} is not a foreign city {self.kingdom} knows")
-        seen = next((c for c in self.view.foreign_cities if c.id == city_id), None)
-        return fc.city_defence(self.believed, self.kingdom, self.sight, city_id, seen)
+        got = self._defences.get(city_id)
+        if got is None:
+            seen = next((c for c in self.view.foreign_cities if c.id == city_id), None)
+            got = self._defences[city_id] = fc.city_defence(self.believed, self.kingdom, self.sight, city_id, seen)
+        return got
 
     def siege(self, city_id: int, force: Iterable[int | fc.Troop], *, months: int = 6, end: float = 1.0,
               start: Tile | None = None) -> fc.SiegeForecast:
