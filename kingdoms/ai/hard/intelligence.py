@@ -67,12 +67,17 @@ def _onto_map(an: Analysis, t: Tile) -> Tile:
 
 
 def _watch_tile(an: Analysis, target: Tile, toward: Tile) -> Tile | None:
-    """A tile a scout can stand on about WATCH from `target`, on the side of `toward`."""
-    tiles = [t for t in ring(target, WATCH) if an.mi.index(*t) >= 0
-             and an.pic.can_stop(an.idx(t), "agent", own_ok=True)]
-    if not tiles:
-        return None
-    return min(tiles, key=lambda t: (distance(t, toward), t[1], t[0]))
+    """A tile a scout can stand on about WATCH from `target`, on the side of `toward` (nearest it, then lowest r, q)."""
+    index, can_stop = an.mi.index, an.pic.can_stop
+    tq, tr = toward
+    best: tuple[int, int, int] | None = None
+    for q, r in ring(target, WATCH):
+        i = index(q, r)
+        if i >= 0 and can_stop(i, "agent", own_ok=True):
+            key = (abs(q - tq) + abs(r - tr) + abs(q - tq + r - tr), r, q)  # twice hexgrid.distance (MAP-030)
+            if best is None or key < best:
+                best = key
+    return (best[2], best[1]) if best is not None else None
 
 
 def _scout_goals(an: Analysis, strategy: Strategy, fp: FieldPlan) -> list[Tile]:
