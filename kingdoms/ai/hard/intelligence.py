@@ -58,6 +58,9 @@ def guessed_capitals(an: Analysis) -> list[Tile]:
 def _onto_map(an: Analysis, t: Tile) -> Tile:
     """The passable tile on the map nearest `t` (then lowest r, q)."""
     mi = an.mi
+    i = mi.index(t[0], t[1])
+    if i >= 0 and mi.passable[i]:
+        return mi.tile(i)  # the only tile at distance 0
     dq = mi.q - t[0]
     dr = mi.r - t[1]
     d = hex_lens(dq, dr)
