@@ -354,3 +354,21 @@ def test_hard_strength_and_speed_targets() -> None:
     order refused."""
     assert _strength_script().main(["--tables", "hard-std,hard-passive,hard-hard", "--games", "30", "--check",
                                     "--quiet"]) == 0
+
+
+def test_hard_analysis_keeps_each_field_for_the_decision() -> None:
+    """ai:hard's Analysis.field_from answers a tile once per decision: the same field common.distance_field gives
+    over the picture's troop costs, and a later month's analysis works it out again from its own picture."""
+    from kingdoms.ai.common import distance_field
+    from kingdoms.ai.hard.analysis import analyse
+
+    state = build_state(resolve_scenario(None), SEED)
+    kingdom = next(iter(state.kingdoms))
+    an = analyse(observe(state, kingdom))
+    home = (an.capital.q, an.capital.r)
+    got = an.field_from(home)
+    assert an.field_from(home) is got and an._fields[home] is got
+    assert (got == distance_field(an.mi, [an.idx(home)], an.pic.troop_costs())).all()
+    later = analyse(observe(state, kingdom))
+    assert home not in later._fields
+    assert (later.field_from(home) == got).all()

@@ -94,6 +94,8 @@ class Analysis:
     home: np.ndarray  # planning move cost from the own cities over the known map
     closed: np.ndarray  # land known to be closed to our troops (kingdoms at peace)
     extra: dict[str, object] = dataclasses.field(default_factory=dict)
+    #: field_from by tile: the picture and its troop costs do not change within the month's decision
+    _fields: dict[Tile, np.ndarray] = dataclasses.field(default_factory=dict, repr=False)
 
     # --- small lookups -----------------------------------------------------------------------------------------
 
@@ -118,8 +120,11 @@ class Analysis:
         return (city.q, city.r)
 
     def field_from(self, tile: Tile) -> np.ndarray:
-        """Planning move cost from `tile` over the known map (memoised per map)."""
-        return distance_field(self.mi, [self.idx(tile)], self.pic.troop_costs())
+        """Planning move cost from `tile` over the known map (memoised per map, and per tile for this decision)."""
+        got = self._fields.get(tile)
+        if got is None:
+            got = self._fields[tile] = distance_field(self.mi, [self.idx(tile)], self.pic.troop_costs())
+        return got
 
     def near_own(self, tile: Tile) -> OwnCity:
         """The own city nearest `tile` (hex distance, then id)."""
