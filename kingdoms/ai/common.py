@@ -26,7 +26,7 @@ from kingdoms.engine.sight import neighbourhood
 from kingdoms.gamemap import GameMap, smallest_roots
 from kingdoms.hexgrid import Tile, flat_index, hex_len, hex_lens
 from kingdoms.orders.models import Order, QueueItem
-from kingdoms.orders.syntax import format_queue_item
+from kingdoms.orders.syntax import format_order, format_queue_item
 from kingdoms.views.kingdom_view import OwnCity, OwnUnit, SeenCity, SeenUnit
 from kingdoms.views.observation import Observation
 
@@ -45,6 +45,12 @@ class Decision:
     orders: str
     note: str | None = None
     parsed: tuple[Order, ...] = ()
+
+    @classmethod
+    def of(cls, orders: Iterable[Order], note: str | None = None) -> Decision:
+        """A ruler's month from its order models: the text written from them by format_order, one a line."""
+        parsed = tuple(orders)
+        return cls("\n".join(format_order(o) for o in parsed), note, parsed)
 
 
 # --- verbs the engine offers ---------------------------------------------------------------------------------------

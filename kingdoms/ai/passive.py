@@ -12,7 +12,6 @@ from __future__ import annotations
 from kingdoms import ruledata as rd
 from kingdoms.ai.common import Decision, Picture, available_verbs, entry_item, picture_for
 from kingdoms.orders.models import Disband, Hold, Move, OrderModel, QueueItem, SetFocus, SetProduction
-from kingdoms.orders.syntax import format_order
 from kingdoms.views.kingdom_view import OwnUnit
 from kingdoms.views.observation import Observation
 
@@ -166,4 +165,4 @@ def decide_picture(pic: Picture) -> Decision:
             orders.append(order)
             spear_room -= sum(x.men or 0 for x in want[:QUEUE_AHEAD] if x.item in rd.FIGHTING_TYPES)
     orders += troop_orders(pic, verbs)
-    return Decision("\n".join(format_order(o) for o in orders), parsed=tuple(orders))
+    return Decision.of(orders)

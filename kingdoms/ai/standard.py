@@ -72,7 +72,6 @@ from kingdoms.orders.models import (
     ShipGrain,
     Split,
 )
-from kingdoms.orders.syntax import format_order
 from kingdoms.views.kingdom_view import OwnCity, OwnUnit, SeenCity
 from kingdoms.views.observation import Observation
 
@@ -202,7 +201,7 @@ class Ruler:
         self.order_units()
         self.order_cities()
         orders = self.war_orders + self.city_orders + self.short_marches_first(self.unit_orders)
-        return Decision("\n".join(format_order(o) for o in orders), self.note(), tuple(orders))
+        return Decision.of(orders, self.note())
 
     def short_marches_first(self, orders: list[OrderModel]) -> list[OrderModel]:
         """Troop moves that end this month are written before long marches (in the slots moves already hold),

@@ -44,7 +44,7 @@ from kingdoms.engine.visibility import (
     shown_walls,
     troops_class,
 )
-from kingdoms.hexgrid import Tile, distance, ring
+from kingdoms.hexgrid import Tile, distance, hex_len, ring
 from kingdoms.state import City, GameState, Unit
 
 # =============================================================================================================
@@ -272,11 +272,9 @@ def _local_copy(board: GameState, centre: Tile, keep_units: Iterable[int] = (), 
     """A copy of the board with only what a fight at `centre` can touch: the cities and units within `radius`
     (and `keep_units`); the phases a forecast runs then loop over a handful of things, not the whole map."""
     keep = set(keep_units)
-    q0, r0 = centre  # hexgrid.distance written out (MAP-030): this scans every city and unit of the board
-    cities = {cid for cid, c in board.cities.items()
-              if abs(c.q - q0) + abs(c.r - r0) + abs(c.q - q0 + c.r - r0) <= 2 * radius}
-    units = {uid for uid, u in board.units.items()
-             if uid in keep or abs(u.q - q0) + abs(u.r - r0) + abs(u.q - q0 + u.r - r0) <= 2 * radius}
+    q0, r0 = centre  # hex_len of the offsets: no tile tuple made per city and unit of the board it scans
+    cities = {cid for cid, c in board.cities.items() if hex_len(c.q - q0, c.r - r0) <= radius}
+    units = {uid for uid, u in board.units.items() if uid in keep or hex_len(u.q - q0, u.r - r0) <= radius}
     return board.clone(units=units, cities=cities)  # only what is kept is copied
 
 
@@ -288,8 +286,7 @@ def _spot(board: GameState, unit: Unit, target: Tile, reach: int, taken: set[Til
     hq, hr = here
     for d in range(reach, 0, -1):
         tiles = [t for t in ring(target, d) if board.map.index(*t) >= 0 and t not in taken]
-        # nearest the unit (hexgrid.distance written out, MAP-030), then lowest r, q
-        tiles.sort(key=lambda t: (abs(t[0] - hq) + abs(t[1] - hr) + abs(t[0] - hq + t[1] - hr), t[1], t[0]))
+        tiles.sort(key=lambda t: (hex_len(t[0] - hq, t[1] - hr), t[1], t[0]))  # nearest the unit, then lowest r, q
         for t in tiles:
             if t == here or g.endable(g.index(t)):
                 return t

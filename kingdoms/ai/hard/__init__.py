@@ -31,7 +31,6 @@ from kingdoms.ai.common import Decision
 from kingdoms.ai.hard import arbiter, chronicle, defence, economy, field, intelligence, sieges, strategy
 from kingdoms.ai.hard.analysis import analyse
 from kingdoms.ai.hard.plan import Proposals
-from kingdoms.orders.syntax import format_order
 from kingdoms.views.observation import Observation
 
 
@@ -51,7 +50,7 @@ def decide(obs: Observation) -> Decision:
         props.extend(part)
     orders = arbiter.settle(an, st.share, props)
     note = chronicle.note(an, st, fp, props.notes)
-    return Decision("\n".join(format_order(o) for o in orders), note, tuple(orders))
+    return Decision.of(orders, note)
 
 
 __all__ = ["decide"]

@@ -22,7 +22,7 @@ from kingdoms.ai.hard.analysis import Analysis
 from kingdoms.ai.hard.field import FieldPlan
 from kingdoms.ai.hard.plan import Build, Proposals, Task
 from kingdoms.ai.hard.strategy import Strategy
-from kingdoms.hexgrid import Tile, distance, hex_lens, ring
+from kingdoms.hexgrid import Tile, distance, hex_len, hex_lens, ring
 from kingdoms.orders.models import Move, Sabotage, StationSpy
 from kingdoms.views.kingdom_view import OwnUnit
 
@@ -77,7 +77,7 @@ def _watch_tile(an: Analysis, target: Tile, toward: Tile) -> Tile | None:
     for q, r in ring(target, WATCH):
         i = index(q, r)
         if i >= 0 and can_stop(i, "agent", own_ok=True):
-            key = (abs(q - tq) + abs(r - tr) + abs(q - tq + r - tr), r, q)  # twice hexgrid.distance (MAP-030)
+            key = (hex_len(q - tq, r - tr), r, q)
             if best is None or key < best:
                 best = key
     return (best[2], best[1]) if best is not None else None
