@@ -304,9 +304,12 @@ async def test_end_turn_waits_then_wait_for_turn_brings_the_briefing(tmp_path: P
 async def test_open_78_deadline_ends_a_late_seat(tmp_path: Path) -> None:
     """OPEN-78: a seat that does not end its month within the game's deadline is ended with what it queued."""
     path = tmp_path / "g.sqlite"
-    tokens = new_game(path, deadline_s=0.5)
-    async with seat(path, tokens["wei"], wait_s=5, poll_s=0.05) as wei:
-        err, text = await call(wei, "issue_orders", {"orders": "", "end_turn": True})
+    tokens = new_game(path, deadline_s=1.0)
+    game = Game.open(path)
+    game.end_month("wei")  # before any server runs, so no slow start-up can let the deadline close month 1 first
+    game.close()
+    async with seat(path, tokens["wei"], wait_s=10, poll_s=0.05) as wei:
+        err, text = await call(wei, "wait_for_turn")
     assert not err and "MONTH 2 of 160" in text
     game = Game.open(path)
     assert game.store.ended(1) == {"wei": "ended", "shu": "deadline"}
