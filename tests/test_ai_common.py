@@ -127,8 +127,9 @@ def test_distance_field_matches_a_plain_dijkstra() -> None:
 
 
 def test_distance_field_graph_kept_per_costs_gives_the_uncached_field() -> None:
-    """The step graph kept per enter costs gives, for other sources over the same costs and after the costs change,
-    the field a fresh analysis (nothing kept) gives, and the plain Dijkstra's."""
+    """The step graph kept per enter costs (a copy of the map's template with those weights) gives, for other sources
+    over the same costs and after the costs change, the field a fresh analysis (nothing kept) gives, and the plain
+    Dijkstra's; the template keeps its unit weights."""
     gm = build_state(generate(7, 3, size=(40, 30)), 1).map
     mi = map_info(gm)
     rng = np.random.default_rng(3)
@@ -143,6 +144,8 @@ def test_distance_field_graph_kept_per_costs_gives_the_uncached_field() -> None:
         fresh = MapInfo(**{f: getattr(mi, f) for f in MapInfo.__dataclass_fields__ if not f.startswith("_")})
         assert np.array_equal(got, distance_field(fresh, sources, cost)), step
         assert np.array_equal(got, dijkstra_reference(mi, sources, cost, INF)), step
+        # each graph is a copy of the map's unit-weight template: the template itself never takes a field's weights
+        assert (mi.steps.data == 1.0).all() and np.array_equal(mi.steps.indices, mi.edge_to), step
 
 
 def test_member_mask_is_np_isin() -> None:

@@ -12,6 +12,7 @@ no clock, no unseeded randomness).
 
 from __future__ import annotations
 
+import copy
 import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -97,6 +98,7 @@ class MapInfo:
     pair_from: np.ndarray
     pair_to: np.ndarray
     pair_via: np.ndarray
+    steps: csr_matrix  # the step graph (edge_to, edge_start) with unit weights: distance_field's template
     _dist: dict[int, np.ndarray] = field(default_factory=dict)
     _fields: dict[tuple, np.ndarray] = field(default_factory=dict)
     _graphs: dict[int, csr_matrix] = field(default_factory=dict)  # distance_field's graphs by enter-cost hash
@@ -163,6 +165,7 @@ def map_info(gm: GameMap) -> MapInfo:
         hop_to = hop[hop_from, hop_dir]
         once = hop_to < hop_from
         edge_start = np.concatenate(([0], np.cumsum(on_map.sum(axis=1)))).astype(np.int32)
+        edge_to = nbr[on_map].astype(np.int32)
         mi = MapInfo(
             gm=gm, n=n, width=gm.width, height=gm.height, q=gm.q_of.astype(np.int32), r=gm.r_of.astype(np.int32),
             nbr=nbr, nbr_list=tuple(tuple(int(j) for j in row if j >= 0) for row in gm.nbr),
@@ -170,8 +173,9 @@ def map_info(gm: GameMap) -> MapInfo:
             move_cost=gm.move_cost.astype(np.int32), crossing=(gm.river & ~gm.bridge), passable=gm.move_cost > 0,
             land=gm.is_land, water_class=gm.water_class, hop=hop, via=via,
             nbr_cols=tuple(np.ascontiguousarray(nbr[:, k]) for k in range(6)),
-            edge_to=nbr[on_map].astype(np.int32), edge_start=edge_start,
+            edge_to=edge_to, edge_start=edge_start,
             pair_from=hop_from[once], pair_to=hop_to[once], pair_via=via[hop_from, hop_dir][once],
+            steps=csr_matrix((np.ones(len(edge_to)), edge_to, edge_start), shape=(n, n)),
         )
         _MAPS[gm] = mi
     return mi
@@ -195,9 +199,11 @@ def distance_field(mi: MapInfo, sources: Iterable[int], enter_cost: np.ndarray, 
         return np.full(n, INF)
     graph = mi._graphs.get(costs)
     if graph is None:  # the step graph of these costs, shared by every field over them (a month's few costs)
-        weight = enter_cost.astype(np.float64)[mi.edge_to]
+        weight = np.take(enter_cost, mi.edge_to).astype(np.float64, copy=False)
         weight[weight >= INF / 2] = np.inf  # a blocked tile is never entered
-        graph = csr_matrix((weight, mi.edge_to, mi.edge_start), shape=(n, n))
+        # the map's step graph with these weights: a shallow copy of its structure (checked once, when built)
+        graph = copy.copy(mi.steps)
+        graph.data = weight
         if len(mi._graphs) >= 8:
             del mi._graphs[next(iter(mi._graphs))]
         mi._graphs[costs] = graph
