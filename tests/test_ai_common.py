@@ -169,3 +169,11 @@ def test_within_small_radii_from_the_neighbourhood_table_is_the_distance_mask() 
             got = mi.within(i, radius)
             want = np.flatnonzero(mi.dist_from(i) <= radius)
             assert got.dtype == want.dtype and np.array_equal(got, want), (i, radius)
+    # asked again (the disc is cached per map: maps never change), the same tiles, read only; a fresh analysis of
+    # the map (nothing kept) gives them too
+    fresh = MapInfo(**{f: getattr(mi, f) for f in MapInfo.__dataclass_fields__ if not f.startswith("_")})
+    for i in range(0, mi.n, 7):
+        for radius in range(6):
+            got = mi.within(i, radius)
+            assert got is mi.within(i, radius) and not got.flags.writeable
+            assert np.array_equal(got, fresh.within(i, radius)), (i, radius)

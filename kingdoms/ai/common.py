@@ -100,6 +100,7 @@ class MapInfo:
     pair_via: np.ndarray
     steps: csr_matrix  # the step graph (edge_to, edge_start) with unit weights: distance_field's template
     _dist: dict[int, np.ndarray] = field(default_factory=dict)
+    _within: dict[tuple[int, int], np.ndarray] = field(default_factory=dict)
     _fields: dict[tuple, np.ndarray] = field(default_factory=dict)
     _graphs: dict[int, csr_matrix] = field(default_factory=dict)  # distance_field's graphs by enter-cost hash
     # each kingdom's last march areas by slot: (open tiles, labels), where the next month's labelling starts
@@ -133,11 +134,21 @@ class MapInfo:
 
     def within(self, i: int, radius: int) -> np.ndarray:
         """Flat indices within `radius` of i (i included), in map order (small radii: from the sight
-        neighbourhood table, a row of it, not a pass over the whole map)."""
-        if 0 <= radius <= 4:
-            row = neighbourhood(self.gm, radius)[i]
-            return np.sort(row[row < self.n]).astype(np.int64)
-        return np.flatnonzero(self.dist_from(i) <= radius)
+        neighbourhood table, a row of it, not a pass over the whole map); read only, cached (the map never
+        changes, and the AIs ask for the same few discs all game)."""
+        key = (i, radius)
+        got = self._within.get(key)
+        if got is None:
+            if 0 <= radius <= 4:
+                row = neighbourhood(self.gm, radius)[i]
+                got = np.sort(row[row < self.n]).astype(np.int64)
+            else:
+                got = np.flatnonzero(self.dist_from(i) <= radius)
+            got.flags.writeable = False
+            if len(self._within) > 8000:
+                self._within.clear()
+            self._within[key] = got
+        return got
 
 
 _MAPS: weakref.WeakKeyDictionary[GameMap, MapInfo] = weakref.WeakKeyDictionary()
