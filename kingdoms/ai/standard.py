@@ -724,15 +724,19 @@ class Ruler:
             ok[mi.index(c.q, c.r)] = False
         ok[here] = False
         ok &= p.reachable_mask(here, "agent")
+        # the tiles it may go to where some unknown ground lies within a scout's sight, and their worth: that ground
+        # over the way there, doubled near the Ruin early on (worked out for those tiles only: every other tile
+        # would score nothing)
         at = np.flatnonzero(ok)
-        gain = np.zeros(mi.n)  # the unknown tiles within a scout's sight, counted only where it may go
-        if unexplored.any():  # (none left: every gain is 0)
-            gain[at] = unexplored[table[at]].sum(axis=1)
-        score = np.where(ok & (gain > 0), gain / (1.0 + d / 7.0), -1.0)
+        if not unexplored.any():  # (none left: nothing to gain anywhere)
+            at = at[:0]
+        gain = np.count_nonzero(unexplored[table[at]], axis=1)
+        at, gain = at[gain > 0], gain[gain > 0]
+        score = gain / (1.0 + d[at] / 7.0)
         ruin = p.view.ruin
         if ruin is not None and p.month < 24:
-            score = score * np.where(mi.dist_from(mi.index(ruin.q, ruin.r)) <= 6, 2.0, 1.0)
-        if score.max() <= 0:
+            score = score * np.where(mi.dist_from(mi.index(ruin.q, ruin.r))[at] <= 6, 2.0, 1.0)
+        if at.size == 0:
             # nothing left to find nearby: watch the target, or the nearest rival city, from three tiles
             goal = -1
             if self.target is not None:
@@ -749,7 +753,7 @@ class Ruler:
             if int(dg[dest]) >= int(dg[here]):
                 return
         else:
-            dest = int(np.argmax(score))
+            dest = int(at[np.argmax(score)])  # the first of the best, in map order
             self.scout_claims[table[dest]] = True
         st = u.standing
         if st and st.get("action") == "move" and tuple(st.get("to", ())) == mi.tile(dest):
