@@ -177,3 +177,15 @@ def test_within_small_radii_from_the_neighbourhood_table_is_the_distance_mask() 
             got = mi.within(i, radius)
             assert got is mi.within(i, radius) and not got.flags.writeable
             assert np.array_equal(got, fresh.within(i, radius)), (i, radius)
+
+
+def test_map_info_tile_and_dist_agree_with_the_map() -> None:
+    """MAP-030: MapInfo.tile and MapInfo.dist (read from Python ints) give the map's own tile and the hex distance
+    that dist_from gives, on every tile of a small map, as Python ints."""
+    mi = map_info(build_state(generate(5, 3, size=(40, 30)), 1).map)
+    for i in range(mi.n):
+        assert mi.tile(i) == mi.gm.tile(i) and all(type(x) is int for x in mi.tile(i))
+    for a in range(0, mi.n, 37):
+        want = mi.dist_from(a)
+        got = [mi.dist(a, b) for b in range(mi.n)]
+        assert got == want.tolist() and all(type(x) is int for x in got), a

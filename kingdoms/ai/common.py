@@ -78,6 +78,8 @@ class MapInfo:
     height: int
     q: np.ndarray
     r: np.ndarray
+    qs: tuple[int, ...]  # q and r again as Python ints, for reading one tile's (no numpy scalars)
+    rs: tuple[int, ...]
     nbr: np.ndarray  # (n, 6), off-map = n (the sentinel)
     nbr_list: tuple[tuple[int, ...], ...]  # off-map dropped
     terrain: np.ndarray
@@ -112,7 +114,7 @@ class MapInfo:
         return flat_index(q, r, self.width, self.height)
 
     def tile(self, i: int) -> Tile:
-        return int(self.q[i]), int(self.r[i])
+        return self.qs[i], self.rs[i]
 
     def dist_from(self, i: int) -> np.ndarray:
         """Hex distance from flat index i to every tile (cached)."""
@@ -128,9 +130,8 @@ class MapInfo:
         return d
 
     def dist(self, a: int, b: int) -> int:
-        dq = int(self.q[a] - self.q[b])
-        dr = int(self.r[a] - self.r[b])
-        return hex_len(dq, dr)
+        """Hex distance between flat indices a and b (read from Python ints, not numpy scalars)."""
+        return hex_len(self.qs[a] - self.qs[b], self.rs[a] - self.rs[b])
 
     def within(self, i: int, radius: int) -> np.ndarray:
         """Flat indices within `radius` of i (i included), in map order (small radii: from the sight
@@ -179,6 +180,7 @@ def map_info(gm: GameMap) -> MapInfo:
         edge_to = nbr[on_map].astype(np.int32)
         mi = MapInfo(
             gm=gm, n=n, width=gm.width, height=gm.height, q=gm.q_of.astype(np.int32), r=gm.r_of.astype(np.int32),
+            qs=tuple(gm.q_of.tolist()), rs=tuple(gm.r_of.tolist()),
             nbr=nbr, nbr_list=tuple(tuple(int(j) for j in row if j >= 0) for row in gm.nbr),
             terrain=gm.terrain, food=gm.food.astype(np.int32), prod=gm.prod.astype(np.int32),
             move_cost=gm.move_cost.astype(np.int32), crossing=(gm.river & ~gm.bridge), passable=gm.move_cost > 0,

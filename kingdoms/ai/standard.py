@@ -393,7 +393,7 @@ class Ruler:
             for i in np.flatnonzero((d_t == radius) & reach).tolist():
                 if not p.can_stop(i) or closed[i]:
                     continue
-                key = (self.home[i], int(mi.r[i]), int(mi.q[i]))
+                key = (self.home[i], mi.rs[i], mi.qs[i])
                 if best is None or key < best[0]:
                     best = (key, i)
             if best is not None:
@@ -597,8 +597,8 @@ class Ruler:
         cands = cands[score[cands] > -INF / 2]
         cands = cands[np.argsort(-ceiling[cands], kind="stable")]
         best = None
-        for i in cands.tolist():
-            top = float(ceiling[i]) + 1e-6
+        for i, cap, base in zip(cands.tolist(), ceiling[cands].tolist(), score[cands].tolist(), strict=True):
+            top = cap + 1e-6
             if top < SITE_MIN_SCORE or (best is not None and top < -best[0][0]):
                 break
             # what a city there would make, by the engine's site report (CITY-450): the people its land feeds
@@ -608,10 +608,10 @@ class Ruler:
                 continue
             worth = (SITE_FEEDS * rep.people_fed / 1000.0 + SITE_PROD * rep.full.production
                      + SITE_WATER * rd.WATER_GROWTH[rep.water])
-            s = float(score[i]) + worth
+            s = base + worth
             if s < SITE_MIN_SCORE:
                 continue
-            key = (-s, int(mi.r[i]), int(mi.q[i]))
+            key = (-s, mi.rs[i], mi.qs[i])
             if best is None or key < best[0]:
                 best = (key, i)
         return best[1] if best else None
@@ -749,7 +749,7 @@ class Ruler:
             cands = np.flatnonzero(ok & (dg >= 3))
             if cands.size == 0:
                 return
-            dest = int(min(cands.tolist(), key=lambda j: (int(dg[j]) - 3, int(d[j]), j)))
+            dest = min(zip((dg[cands] - 3).tolist(), d[cands].tolist(), cands.tolist(), strict=True))[2]
             if int(dg[dest]) >= int(dg[here]):
                 return
         else:
@@ -784,7 +784,7 @@ class Ruler:
     def free_tile_near(self, centre: int, slot: str, avoid: set[int] | None = None, radius: int = 2) -> int | None:
         p, mi = self.p, self.mi
         cands = [j for j in mi.within(centre, radius).tolist() if j != centre]
-        cands.sort(key=lambda j: (mi.dist(centre, j), self.home[j], int(mi.r[j]), int(mi.q[j])))
+        cands.sort(key=lambda j: (mi.dist(centre, j), self.home[j], mi.rs[j], mi.qs[j]))
         for j in cands:
             if j in self.taken[slot] or (avoid and j in avoid):
                 continue
