@@ -571,33 +571,35 @@ class Ruler:
         cands = np.flatnonzero(ok)
         if cands.size == 0:
             return None
-        unknown = (~np.append(p.explored, True)[nb]).sum(axis=1)
         dist = self.home if colonist is None else distance_field(mi, [origin], self.costs)
-        months = dist / 3.0
-        score = -0.5 * unknown - 0.8 * months
         far = 12
+        forward = False
         if ruin is not None:
-            dr = mi.dist_from(mi.index(ruin.q, ruin.r))
-            forward = ruin.holder != p.kingdom and not any(
-                mi.dist(self.city_idx[c.id], mi.index(ruin.q, ruin.r)) <= 6 for c in p.cities)
+            ri = mi.index(ruin.q, ruin.r)
+            # a forward base for the march on the Ruin: troops muster, eat and refill there
+            forward = ruin.holder != p.kingdom and not any(mi.dist(self.city_idx[c.id], ri) <= 6 for c in p.cities)
             if forward:
-                # a forward base for the march on the Ruin: troops muster, eat and refill there
-                score = score + np.where((dr >= 3) & (dr <= 5), 9.0, np.where(dr == 6, 5.0, 0.0))
                 far = 15
+        # only the tiles a march reaches within `far` of the capital are weighed (the figures worked out for them)
+        cands = cands[(dist[cands] < INF / 2) & (mi.dist_from(self.cap_idx)[cands] <= far)]
+        unknown = (~np.append(p.explored, True)[nb[cands]]).sum(axis=1)
+        months = dist[cands] / 3.0
+        score = -0.5 * unknown - 0.8 * months
+        if ruin is not None:
+            dr = mi.dist_from(ri)[cands]
+            if forward:
+                score = score + np.where((dr >= 3) & (dr <= 5), 9.0, np.where(dr == 6, 5.0, 0.0))
             else:
                 score = score + np.where((dr >= 3) & (dr <= 5), 2.0, 0.0)
-        score[dist >= INF / 2] = -INF
-        score[mi.dist_from(self.cap_idx) > far] = -INF
         # the candidates by the most a site there could be worth, best first: once that cannot reach the best
         # found (nor the least worth taking), no later one can, so their reports are never made
         # (a site's water is its centre's water class on the believed map, as the site report reads it: exact)
         feeds_cap, prod_cap = p.obs.site_ceilings
-        water = WATER_GROWTH_BY_CLASS[p.obs.believed.map.water_class]
-        ceiling = score + SITE_FEEDS * feeds_cap / 1000.0 + SITE_PROD * prod_cap + SITE_WATER * water
-        cands = cands[score[cands] > -INF / 2]
-        cands = cands[np.argsort(-ceiling[cands], kind="stable")]
+        water = WATER_GROWTH_BY_CLASS[p.obs.believed.map.water_class[cands]]
+        ceiling = score + SITE_FEEDS * feeds_cap[cands] / 1000.0 + SITE_PROD * prod_cap[cands] + SITE_WATER * water
+        order = np.argsort(-ceiling, kind="stable")
         best = None
-        for i, cap, base in zip(cands.tolist(), ceiling[cands].tolist(), score[cands].tolist(), strict=True):
+        for i, cap, base in zip(cands[order].tolist(), ceiling[order].tolist(), score[order].tolist(), strict=True):
             top = cap + 1e-6
             if top < SITE_MIN_SCORE or (best is not None and top < -best[0][0]):
                 break
