@@ -130,7 +130,7 @@ def choose_site(an: Analysis, origin: Tile) -> Tile | None:
     ok = an.pic.explored & mi.land & mi.passable & ~near_held & (d >= 3) & (d <= 7)
     rivals = [(c.q, c.r) for r in an.rivals.values() for c in r.cities]
     ruin = an.obs.view.ruin
-    cands = sorted(np.flatnonzero(ok).tolist(), key=lambda i: (int(d[i]), int(mi.r[i]), int(mi.q[i])))
+    cands = sorted(np.flatnonzero(ok).tolist(), key=lambda i: (int(d[i]), mi.rs[i], mi.qs[i]))
     best = None
     weighed = 0
     for i in cands:

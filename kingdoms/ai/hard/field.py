@@ -96,7 +96,7 @@ def staging_tile(an: Analysis, aim: Aim, origin: Tile) -> Tile | None:
         for i in np.flatnonzero((d_t == radius) & reach).tolist():
             if an.closed[i] or not pic.can_stop(i, own_ok=True):
                 continue
-            key = (float(from_home[i]), int(mi.r[i]), int(mi.q[i]))
+            key = (float(from_home[i]), mi.rs[i], mi.qs[i])
             if best is None or key < best[0]:
                 best = (key, i)
         if best is not None:
@@ -107,7 +107,7 @@ def staging_tile(an: Analysis, aim: Aim, origin: Tile) -> Tile | None:
     for i in cands:
         if an.closed[i] or not pic.can_stop(i, own_ok=True):
             continue
-        rank = (int(d_t[i]), float(from_home[i]), int(mi.r[i]), int(mi.q[i]))
+        rank = (int(d_t[i]), float(from_home[i]), mi.rs[i], mi.qs[i])
         if nearest is None or rank < nearest[0]:
             nearest = (rank, i)
     return mi.tile(nearest[1]) if nearest is not None else None
