@@ -26,6 +26,7 @@ from typing import Any
 from kingdoms import RULES_VERSION
 from kingdoms.engine.context import Event
 from kingdoms.engine.month import resolve_month
+from kingdoms.engine.sight import Sight
 from kingdoms.engine.victory import captures as captures_of
 from kingdoms.gamemap import GameMap
 from kingdoms.orders.models import ORDER_ADAPTER
@@ -160,6 +161,8 @@ class Game:
                                "it from a backup", "damaged") from None
         self._cache: dict[int, GameState] = {}
         self._observations: dict[tuple[int, str], Observation] = {}
+        #: the state the last resolution made here and its kingdoms' sights, worked out by its memory phase
+        self._month_end: tuple[GameState, dict[str, Sight]] | None = None
         self._facts: dict[int, MonthFacts] = {}  # what the observations of one state share, by month (the last few)
         self.ai_decider: AiDecider | None = None
 
@@ -285,12 +288,17 @@ class Game:
             if facts is None or not facts.of(state):  # the kingdoms' sights and the public facts, made once a state
                 if len(self._facts) >= 4:
                     del self._facts[next(iter(self._facts))]
-                facts = self._facts[state.month] = MonthFacts(state)
+                facts = self._facts[state.month] = MonthFacts(state, self._sights_of(state))
             got = observe(state, kingdom, self.events_seen_by(kingdom, told), facts)
             if len(self._observations) > 4 * max(1, len(state.kingdoms)):
                 self._observations.clear()
             self._observations[key] = got
         return got
+
+    def _sights_of(self, state: GameState) -> dict[str, Sight] | None:
+        """The month-end sights the resolution that made this very state object worked out (None for another)."""
+        made = self._month_end
+        return made[1] if made is not None and made[0] is state else None
 
     def _remember(self, month: int, state: GameState) -> None:
         """Keep a few recent stored months' states (the oldest go first), so the open month stays in memory.
@@ -504,6 +512,7 @@ class Game:
                                            {"month_opened_at": self.clock()})
         if done:
             self._remember(state.month + 1, nxt)
+            self._month_end = (nxt, result.sights)  # its observations take these sights (MonthFacts)
         return done
 
     def rolled(self, state: GameState) -> GameState:

@@ -10,7 +10,8 @@ import pytest
 from kingdoms import ruledata as rd
 from kingdoms.ai import decide_orders
 from kingdoms.engine import economy as eco
-from kingdoms.engine.month import check_orders
+from kingdoms.engine.month import check_orders, resolve_month
+from kingdoms.engine.sight import compute_sight
 from kingdoms.engine.visibility import known_city_tile
 from kingdoms.game import Game
 from kingdoms.orders.syntax import ParsedOrder, parse_orders
@@ -245,6 +246,43 @@ def test_intel_010_month_facts_give_the_observation_made_alone(played: tuple[Gam
     kid = next(iter(state.kingdoms))
     assert game.observation(kid).view.to_json() == observe(state, kid).view.to_json()
     assert game._facts[state.month].of(state)
+
+
+def test_intel_010_month_end_sights_are_the_next_months_sights(played: tuple[Game, dict[int, GameState]]) -> None:
+    """INTEL-010, MAP-190: the sights the memory phase works out on a month's final board (MonthResult.sights, one per
+    living kingdom) are exactly compute_sight's of the state the month leaves, fallen kingdoms' left out; MonthFacts
+    given them takes them as they are and works out the rest, and the game service's next observations use them
+    only for the very state object its resolution made."""
+    game, kept = played
+    for state in kept.values():
+        start = state.clone()
+        fallen = next(iter(start.kingdoms))
+        start.kingdoms[fallen].eliminated = True
+        for board in (state, start):
+            result = resolve_month(board, {})
+            nxt = result.state
+            living = [k for k, kd in nxt.kingdoms.items() if not kd.eliminated]
+            assert list(result.sights) == living
+            alone = compute_sight(nxt)
+            facts = MonthFacts(nxt, result.sights)
+            assert list(facts.sights) == list(alone)
+            for kid, sight in facts.sights.items():
+                if kid in result.sights:
+                    assert sight is result.sights[kid]
+                for mask in ("visible", "watched", "spy_eye"):
+                    assert (getattr(sight, mask) == getattr(alone[kid], mask)).all()
+    month = game.month
+    if not game.finished:
+        game.play_ai_seats()
+        state = game.state()
+        made = game._month_end
+        assert made is not None and made[0] is state
+        kid = next(k for k, kd in state.kingdoms.items() if not kd.eliminated)
+        assert game.observation(kid).sight is made[1][kid] and game.month == month + 1
+        game._cache.clear()  # the same month read afresh: another object, its sights worked out anew
+        again = game.observation(kid)
+        assert again.sight is not made[1][kid]
+        assert (again.sight.visible == made[1][kid].visible).all()
 
 
 def test_spectator_view_only_of_a_finished_game(tmp_path: Path) -> None:

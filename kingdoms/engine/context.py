@@ -86,6 +86,8 @@ class MonthContext:
         #: where each unit stood when the month began: an attack aims at what stood on its tile (COMBAT-320)
         self.start_tiles: dict[int, tuple[int, int]] = {u.id: (u.q, u.r) for u in state.units.values()}
         self.start_camps: frozenset[int] = frozenset(state.camps)  # camps standing when the month began
+        #: the memory phase's sight of each living kingdom on the month's final board (MonthResult.sights)
+        self.sights: dict[str, Any] = {}
         self._rngs: dict[str, np.random.Generator] = {}
 
     def rng(self, purpose: str) -> np.random.Generator:

@@ -489,7 +489,7 @@ def memory_phase(ctx: MonthContext) -> None:
     """The month's last phase: every living kingdom records what it sees (explored map, last-seen foreigners)."""
     state = ctx.state
     living = [k for k, kd in state.kingdoms.items() if not kd.eliminated]
-    sights = compute_sight(state, living)
+    sights = ctx.sights = compute_sight(state, living)  # the last phase: the final board's sight, kept for MonthResult
     for kingdom in living:
         update_memory(state, kingdom, sights[kingdom])
 

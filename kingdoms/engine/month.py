@@ -9,7 +9,7 @@ new ones on a scratch copy, so each new order is judged against the board the ea
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from kingdoms.engine import cautions
@@ -28,6 +28,9 @@ class MonthResult:
     state: GameState
     events: list[Event]
     outcomes: list[OrderOutcome]
+    #: each living kingdom's sight of `state` (the memory phase, the month's last, works it out on this very board;
+    #: the next month's observations take it instead of working it out again: MonthFacts)
+    sights: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -278,7 +281,7 @@ def resolve_month(state: GameState, orders: dict[str, list[Any]]) -> MonthResult
         new.month += 1
         if new.rotation:
             new.rotation = new.rotation[1:] + new.rotation[:1]
-    return MonthResult(new, ctx.events, ctx.outcomes)
+    return MonthResult(new, ctx.events, ctx.outcomes, ctx.sights)
 
 
 def check_orders(state: GameState, kingdom: str, queued: list[Any], new: list[Any]) -> list[CheckResult]:

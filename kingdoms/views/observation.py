@@ -916,9 +916,14 @@ class MonthFacts:
     the public facts (_public). Made of one state object, which must not change while it is used (the game
     service's states of past and open months do not: resolving a month makes a new state)."""
 
-    def __init__(self, state: GameState) -> None:
+    def __init__(self, state: GameState, sights: Mapping[str, Sight] | None = None) -> None:
+        """`sights`: kingdoms' sights already worked out on this very state (MonthResult.sights, the memory
+        phase's of the board it left); the other kingdoms' (the fallen) are worked out here."""
         self._state = state
-        self.sights: dict[str, Sight] = compute_sight(state)
+        given = sights or {}
+        missing = [k for k in state.kingdoms if k not in given]
+        made = compute_sight(state, missing) if missing else {}
+        self.sights: dict[str, Sight] = {k: given[k] if k in given else made[k] for k in state.kingdoms}
         self.public: Public = _public(state)
 
     def of(self, state: GameState) -> bool:
