@@ -394,19 +394,20 @@ class _NotPlain(Exception):
 
 def _sorted_json(data: dict[Any, Any]) -> Json:
     """A copy of a JSON dict with the keys of every dict in it in sorted order, as json.dumps(sort_keys=True) writes
-    them; lists and dicts holding no dict or list are sorted in C, the rest walked."""
+    them; lists and dicts holding no dict or list are sorted in C, the rest walked. The keys are sorted alone (all
+    strings: the sort's fast string compare, not a compare of (key, value) pairs) and the values looked up in C."""
     if set(map(type, data)) - {str}:
         raise _NotPlain
-    out = dict(sorted(data.items()))
-    kinds = set(map(type, out.values()))
+    keys = sorted(data)
+    values = list(map(data.__getitem__, keys))
+    kinds = set(map(type, values))
     if dict in kinds or list in kinds or tuple in kinds:
-        for key, value in out.items():
-            kind = type(value)
-            if kind is dict:
-                out[key] = _sorted_json(value)
-            elif kind is list or kind is tuple:
-                out[key] = _sorted_items(value)
-    return out
+        values = [_sorted_json(v) if type(v) is dict else _sorted_items(v) if type(v) in _SEQUENCES else v
+                  for v in values]
+    return dict(zip(keys, values, strict=True))
+
+
+_SEQUENCES = (list, tuple)
 
 
 def _sorted_items(items: list[Any] | tuple[Any, ...]) -> list[Any] | tuple[Any, ...]:
