@@ -560,3 +560,62 @@ def test_open_74_flat_index_order_is_row_then_q_order() -> None:
     assert sorted(range(gm.size), key=lambda i: (tiles[i][1], tiles[i][0])) == list(range(gm.size))
     assert min(q for q, _ in tiles) < 0
 
+
+
+def _worked_reference(f: eco.CityFrame, focus: str) -> list[int]:
+    """CITY-040's pick written out plainly (tuple sort keys, nothing kept): the oracle of the frame's kept orders."""
+    cands = [i for i in f.tiles if i != f.centre and i not in f.occupied]
+    n = eco.worked_count(f.people, len(cands))
+    food_key = lambda i: (-f.foods[i], -f.prods[i], i)  # noqa: E731
+    prod_key = lambda i: (-f.prods[i], -f.foods[i], i)  # noqa: E731
+    by_food, by_prod = sorted(cands, key=food_key), sorted(cands, key=prod_key)
+    if focus == "food":
+        return by_food[:n]
+    if focus == "production":
+        return by_prod[:n]
+    picked: list[int] = []
+    while len(picked) < n:
+        for lst in (by_food, by_prod):
+            if len(picked) < n:
+                picked.append(next(i for i in lst if i not in picked))
+    return picked
+
+
+def test_city_040_worked_tiles_kept_on_the_frame_are_the_plain_pick() -> None:
+    """CITY-040, CITY-150, OPEN-74: the frame keeps its tile orders, worked tiles by focus, capacity and land count
+    (economy._orders packs the sort key into one int); every people count, focus, farm and occupied tile gives the
+    plain tuple-keyed pick, a second call the same answer (a caller changing its list changes nothing kept), a
+    frame with other people its own count, and a frame read after the city changes the changed city's figures."""
+    from kingdoms.hexgrid import spiral
+    from kingdoms.mapgen import generate
+    from kingdoms.setup import build_state
+
+    state = build_state(generate(5, 3), 5)
+    gm = state.map
+    city = next(c for c in state.cities.values() if c.owner in state.kingdoms)
+    centre = gm.index(city.q, city.r)
+    tiles = tuple(sorted({centre} | {gm.index(*t) for t in spiral((city.q, city.r), 3) if gm.index(*t) >= 0}))
+    farm = tiles[3]
+    occupied = frozenset(tiles[5:7])
+    for people in range(0, 130_000, 3_000):
+        f = eco.CityFrame(state, city, people, centre, tiles, {farm: "farm"}, occupied)
+        for focus in rd.FOCUSES:
+            want = _worked_reference(f, focus)
+            got = eco.worked_indices(f, focus)
+            assert got == want
+            got.append(-1)
+            assert eco.worked_indices(f, focus) == want
+        everything = [i for i in tiles if i != centre and i not in occupied]
+        assert eco.capacity_of(f) == eco.round_half_up(eco.harvest_of(f, everything) * 1000 / rd.PEOPLE_EAT_PER_1000)
+        more = f.with_people(people + 9_000)
+        assert eco.worked_indices(more, "balanced") == _worked_reference(more, "balanced")
+        assert eco.capacity_of(more) == eco.round_half_up(eco.harvest_of(more, everything) * 1000
+                                                          / rd.PEOPLE_EAT_PER_1000)
+    before = eco.city_output(state, city)
+    city.people += 6_000
+    after = eco.city_output(state, city)
+    f = eco.frame(state, city)
+    assert after.people == before.people + 6_000
+    assert list(after.worked) == [gm.tile(i) for i in _worked_reference(f, city.focus)]
+    rest = [i for i in f.tiles if i != f.centre and i not in f.occupied]
+    assert after.capacity == eco.round_half_up(eco.harvest_of(f, rest) * 1000 / rd.PEOPLE_EAT_PER_1000)

@@ -15,7 +15,8 @@ from __future__ import annotations
 import math
 import weakref
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -149,6 +150,9 @@ class CityFrame:
     court: bool = False  # the capital's +8 (CITY-230)
     foods: dict[int, int] = field(init=False, repr=False, compare=False)
     prods: dict[int, int] = field(init=False, repr=False, compare=False)
+    #: What the economy works out of the frame's own fields alone, once per frame (the frame is frozen, so an entry
+    #: never goes stale): the candidate tiles in food and production order, worked tiles by focus, capacity, land.
+    memo: dict[str, Any] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         """Tile yields of its land, read once: terrain + river, +1 for a farm; the centre at least 2 / 1 (CITY-080)."""
@@ -164,6 +168,7 @@ class CityFrame:
         prods[c] = max(prods.get(c, prod[c]), rd.CENTRE_MIN_PROD)
         object.__setattr__(self, "foods", foods)
         object.__setattr__(self, "prods", prods)
+        object.__setattr__(self, "memo", {})
 
     def food(self, i: int) -> int:
         """Food of a tile the city holds: terrain + river, +1 for a farm; the centre at least 2 (CITY-080, BUILD-080)."""
@@ -186,8 +191,13 @@ class CityFrame:
         return any(k == kind for k in self.improvements.values())
 
     def with_people(self, people: int) -> CityFrame:
-        """The same city with another number of people."""
-        return replace(self, people=people)
+        """The same city with another number of people (its tile orders and land, which people do not change, kept)."""
+        out = CityFrame(self.state, self.city, people, self.centre, self.tiles, self.improvements, self.occupied,
+                        self.troop_men, self.court)
+        for key in ("orders", "land"):
+            if key in self.memo:
+                out.memo[key] = self.memo[key]
+        return out
 
 
 def improvements_of(state: GameState, city: City) -> dict[int, str]:
@@ -259,25 +269,54 @@ def worked_count(people: int, available: int) -> int:
     return max(0, min(people // rd.PEOPLE_PER_WORKED_TILE, available))
 
 
+#: Flat indices below 2 ** _SHIFT pack into one int sort key with a tile's two yields (_orders).
+_SHIFT = 21
+_LOW = (1 << _SHIFT) - 1
+
+
+def _orders(f: CityFrame) -> tuple[list[int], list[int]]:
+    """The city's workable tiles (not the centre, not occupied) most food first and most production first, as
+    _keys orders them; worked out once per frame. Each key is packed into one int, -(first << 42) - (second << 21)
+    + i (yields are small and non-negative, indices below 2 ** 21), which sorts as the tuple (-first, -second, i)."""
+    got = f.memo.get("orders")
+    if got is None:
+        centre, occupied, foods, prods = f.centre, f.occupied, f.foods, f.prods
+        cands = [i for i in f.tiles if i != centre and i not in occupied]
+        if cands and max(cands) <= _LOW:
+            s2 = 2 * _SHIFT
+            by_food = [k & _LOW for k in sorted([-(foods[i] << s2) - (prods[i] << _SHIFT) + i for i in cands])]
+            by_prod = [k & _LOW for k in sorted([-(prods[i] << s2) - (foods[i] << _SHIFT) + i for i in cands])]
+        else:
+            food_key, prod_key = _keys(f)
+            by_food, by_prod = sorted(cands, key=food_key), sorted(cands, key=prod_key)
+        got = f.memo["orders"] = (by_food, by_prod)
+    return got
+
+
 def worked_indices(f: CityFrame, focus: str) -> list[int]:
     """Flat indices of the tiles worked besides the centre, in the order the focus picks them (CITY-040).
 
     food: most food first (then production); production: most production first (then food); balanced:
     alternates, taking the top food tile and then the top production tile. Held water counts (OPEN-48);
-    occupied tiles are skipped (OPEN-92). Ties: lowest r, then lowest q (OPEN-74).
+    occupied tiles are skipped (OPEN-92). Ties: lowest r, then lowest q (OPEN-74). Kept on the frame by focus.
     """
-    centre, occupied = f.centre, f.occupied
-    cands = [i for i in f.tiles if i != centre and i not in occupied]
-    n = worked_count(f.people, len(cands))
+    key = "worked:" + focus
+    got = f.memo.get(key)
+    if got is None:
+        got = f.memo[key] = tuple(_worked(f, focus))
+    return list(got)
+
+
+def _worked(f: CityFrame, focus: str) -> list[int]:
+    """worked_indices, worked out."""
+    by_food, by_prod = _orders(f)
+    n = worked_count(f.people, len(by_food))
     if n == 0:
         return []
-    food_key, prod_key = _keys(f)
     if focus == "food":
-        return sorted(cands, key=food_key)[:n]
+        return by_food[:n]
     if focus == "production":
-        return sorted(cands, key=prod_key)[:n]
-    by_food = sorted(cands, key=food_key)
-    by_prod = sorted(cands, key=prod_key)
+        return by_prod[:n]
     picked: list[int] = []
     taken: set[int] = set()
     lists = (by_food, by_prod)
@@ -297,20 +336,35 @@ def worked_indices(f: CityFrame, focus: str) -> list[int]:
 # --- harvest, capacity, production (CITY-090, CITY-150, CITY-230, OPEN-6, OPEN-46, OPEN-47) -----------------
 
 
+def _sized(f: CityFrame) -> tuple[float, float, float, int]:
+    """What the frame's people make of it: harvest multiplier, size bonus, drill cap and land reach (CITY-240,
+    CITY-300, OPEN-55, OPEN-57); kept on the frame."""
+    got = f.memo.get("sized")
+    if got is None:
+        people = f.people
+        got = f.memo["sized"] = (rd.harvest_multiplier(people), rd.size_bonus(people), rd.drill_cap(people),
+                                 rd.land_reach(people))
+    return got
+
+
 def harvest_of(f: CityFrame, worked: Iterable[int]) -> float:
     """(3 + centre food + worked food, +3 with a working granary) x harvest multiplier (CITY-090, OPEN-6)."""
     foods = f.foods
     base = rd.HARVEST_BASE + foods[f.centre] + sum([foods[i] for i in worked])
     if f.working("granary"):
         base += rd.GRANARY_HARVEST_BONUS
-    return base * rd.harvest_multiplier(f.people)
+    return base * _sized(f)[0]
 
 
 def capacity_of(f: CityFrame) -> int:
-    """People the city's land feeds: harvest with every unoccupied tile worked / 0.6 per 1,000 (CITY-150, OPEN-47)."""
-    centre, occupied = f.centre, f.occupied
-    everything = [i for i in f.tiles if i != centre and i not in occupied]
-    return round_half_up(harvest_of(f, everything) * 1000 / rd.PEOPLE_EAT_PER_1000)
+    """People the city's land feeds: harvest with every unoccupied tile worked / 0.6 per 1,000 (CITY-150, OPEN-47).
+    Kept on the frame."""
+    got = f.memo.get("capacity")
+    if got is None:
+        centre, occupied = f.centre, f.occupied
+        everything = [i for i in f.tiles if i != centre and i not in occupied]
+        got = f.memo["capacity"] = round_half_up(harvest_of(f, everything) * 1000 / rd.PEOPLE_EAT_PER_1000)
+    return got
 
 
 def production_of(f: CityFrame, worked: Iterable[int], focus: str) -> int:
@@ -322,7 +376,7 @@ def production_of(f: CityFrame, worked: Iterable[int], focus: str) -> int:
     prods = f.prods
     base = prods[f.centre] + sum([prods[i] for i in worked])
     bonus = rd.WORKSHOP_FLAT + rd.WORKSHOP_SHARE * base if f.working("workshop") else 0.0
-    raw = (base + bonus) * rd.size_bonus(f.people) * rd.FOCUS_PROD[focus] * rd.PROD_FACTOR
+    raw = (base + bonus) * _sized(f)[1] * rd.FOCUS_PROD[focus] * rd.PROD_FACTOR
     out = max(1, round_half_up(raw))
     return out + rd.COURT_BONUS if f.court else out
 
@@ -633,19 +687,22 @@ def outlook_of(f: CityFrame, focus: str, *, restless: bool = False, blockaded: b
     if reason is None and dan <= EPS:
         reason = "at the people its land feeds" if f.people >= capacity else (
             "no surplus" if net <= EPS else None)
-    land = land_tile_count(state, f.tiles, f.centre)
+    land: int | None = f.memo.get("land")
+    if land is None:
+        land = f.memo["land"] = land_tile_count(state, f.tiles, f.centre)
+    sized = _sized(f)
     return CityOutlook(
         focus=focus,
         people=f.people,
         worked=tuple((qs[i], rs[i]) for i in worked),
-        harvest_multiplier=rd.harvest_multiplier(f.people),
+        harvest_multiplier=sized[0],
         harvest_full=full,
         harvest=harvest,
         people_eat=people_eat,
         troops_eat=troops_eat,
         net=net,
         production=gross,
-        size_bonus=rd.size_bonus(f.people),
+        size_bonus=sized[1],
         capacity=capacity,
         growth=people_from_dan(dan),
         growth_dan=dan,
@@ -653,10 +710,10 @@ def outlook_of(f: CityFrame, focus: str, *, restless: bool = False, blockaded: b
         granary_cap=gcap,
         store_cap=store_cap(city, gross),
         land_tiles=land,
-        next_tile_people=next_tile_at(state, f.tiles, f.centre, land),
-        reach=rd.land_reach(f.people),
+        next_tile_people=None if len(f.tiles) >= rd.MAX_CITY_TILES else rd.next_tile_people(land),  # next_tile_at
+        reach=sized[3],
         water=water,
-        drill_cap=rd.drill_cap(f.people),
+        drill_cap=sized[2],
     )
 
 
