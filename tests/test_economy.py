@@ -619,3 +619,32 @@ def test_city_040_worked_tiles_kept_on_the_frame_are_the_plain_pick() -> None:
     assert list(after.worked) == [gm.tile(i) for i in _worked_reference(f, city.focus)]
     rest = [i for i in f.tiles if i != f.centre and i not in f.occupied]
     assert after.capacity == eco.round_half_up(eco.harvest_of(f, rest) * 1000 / rd.PEOPLE_EAT_PER_1000)
+
+
+def test_combat_280_city_110_frame_reads_troops_as_the_board_does() -> None:
+    """COMBAT-280, CITY-110: frame's one pass over the troops on a city's land gives the men of its own troops
+    (Board.own_troops_on_land) and the tiles enemies occupy (Board.occupied): own troops on the centre and on the
+    land, a troop at war, one at peace, bandits, an enemy and an own troop on one tile, and a frame read again
+    after the troops move."""
+    state, city = reference_state(war=True)
+    state.kingdoms["wu"] = kingdom("wu", "Sun Wu", "Ruler of Sun Wu")
+    add(state, "wei", "spearman", (5, 4), 2_000)
+    add(state, "shu", "levy", (3, 4), 1_000, months=0)
+    foe = add(state, "shu", "levy", (5, 3), 900, months=0)
+    add(state, "wei", "levy", (5, 3), 700)
+    add(state, "wu", "levy", (4, 3), 1_500, months=0)  # at peace with wei: no occupation
+    bandit = add(state, rd.BANDITS, "spearman", (4, 5), 800, months=0)
+
+    def board_says() -> tuple[int, frozenset[int]]:
+        board = eco.Board.of(state)
+        return sum(u.men for u in board.own_troops_on_land(city)), board.occupied(city)
+
+    f = eco.frame(state, city)
+    assert (f.troop_men, f.occupied) == board_says()
+    assert f.troop_men == 3_000 + 2_000 + 700
+    assert f.occupied == frozenset(state.map.index(*t) for t in ((3, 4), (5, 3), (4, 5)))
+    foe.q, foe.r = 8, 8
+    bandit.men = 0
+    f = eco.frame(state, city)
+    assert (f.troop_men, f.occupied) == board_says()
+    assert f.occupied == frozenset({state.map.index(3, 4)})

@@ -230,13 +230,23 @@ def frame(state: GameState, city: City, board: Board | None = None) -> CityFrame
         board = Board(state, {city.id: np.flatnonzero(state.owner == city.id).tolist()}, fighting_by_tile(state))
     tiles = tuple(board.tiles(city))
     centre = gm.index(city.q, city.r)
-    if centre not in tiles:
+    on_land = centre in tiles
+    if not on_land:
         tiles = (centre, *tiles)
-    if board.troops.keys().isdisjoint(tiles):  # most cities: no troop on their land, none of their own, no enemy
-        troop_men, occupied = 0, frozenset[int]()
-    else:
-        troop_men = sum(u.men for u in board.own_troops_on_land(city))
-        occupied = board.occupied(city, tiles)
+    troops = board.troops
+    hit = troops.keys() & tiles
+    troop_men, occupied = 0, frozenset[int]()
+    if hit:  # most cities: only their garrison's tile. own_troops_on_land's men and occupied's tiles in one pass
+        owner, taken = city.owner, []
+        for i in hit:
+            for u in troops[i]:
+                if u.owner == owner:
+                    if on_land or i != centre:  # own troops count on its land (a centre it does not hold is not)
+                        troop_men += u.men
+                elif occupies(state, u, owner):
+                    taken.append(i)
+        if taken:
+            occupied = frozenset(taken)
     f = CityFrame(state, city, city.people, centre, tiles, improvements_of(state, city), occupied, troop_men,
                   is_court(state, city))
     if kept is not None:
