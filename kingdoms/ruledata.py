@@ -312,14 +312,20 @@ def general_level(xp: int) -> int:
     return 1 + sum(1 for t in GENERAL_XP_LEVELS if xp >= t)
 
 
+#: SIZE_ANCHORS as spans between neighbouring anchors: (people from, people to, the two anchor rows).
+_SPANS: Final = tuple((a[0], b[0], a, b) for a, b in zip(SIZE_ANCHORS, SIZE_ANCHORS[1:], strict=False))
+
+
 def _interp(people: float, col: int) -> float:
+    """Column `col` of SIZE_ANCHORS at `people`, straight between the anchors around it (flat beyond the ends)."""
     anchors = SIZE_ANCHORS
     if people <= anchors[0][0]:
         return float(anchors[0][col])
-    for (p0, *v0), (p1, *v1) in zip(anchors, anchors[1:], strict=False):
+    for p0, p1, a, b in _SPANS:
         if people <= p1:
             t = (people - p0) / (p1 - p0)
-            return v0[col - 1] + t * (v1[col - 1] - v0[col - 1])
+            v0 = a[col]
+            return v0 + t * (b[col] - v0)
     return float(anchors[-1][col])
 
 
