@@ -648,3 +648,22 @@ def test_combat_280_city_110_frame_reads_troops_as_the_board_does() -> None:
     f = eco.frame(state, city)
     assert (f.troop_men, f.occupied) == board_says()
     assert f.occupied == frozenset({state.map.index(3, 4)})
+
+
+def test_city_280_kept_board_reads_each_city_land_as_land_by_city() -> None:
+    """CITY-280: a kept board reads a city's land on first ask (Board.kept is lazy): the same tiles in the same map
+    order as land_by_city for every city of a real game, an empty list for a city holding none, and the same
+    frames and outlooks as a board indexed whole."""
+    from kingdoms.mapgen import generate
+    from kingdoms.setup import build_state
+
+    state = build_state(generate(7, 3), 7)
+    whole = eco.land_by_city(state)
+    kept = eco.Board.kept(state)
+    assert kept.land == {}
+    for city in state.cities.values():
+        assert kept.tiles(city) == whole.get(city.id, [])
+        assert eco.city_output(state, city, board=kept) == eco.city_output(state, city, board=eco.Board.of(state))
+    ghost = City(id=max(state.cities) + 1, name="ghost", owner="wei", founder="wei", q=0, r=0, people=5_000,
+                 focus="balanced", grain=0.0)
+    assert kept.tiles(ghost) == [] and eco.Board.of(state).tiles(ghost) == []

@@ -111,12 +111,18 @@ class Board:
     @classmethod
     def kept(cls, state: GameState) -> Board:
         """Index a state that is never changed while the board is used, keeping every city's frame once read (every
-        focus, site kind and the budget of a kingdom's month read the same frames)."""
-        return cls(state, land_by_city(state), fighting_by_tile(state), {})
+        focus, site kind and the budget of a kingdom's month read the same frames). Its land is read city by city
+        as asked (`tiles`): a kingdom's board serves its own few cities, not every city on it."""
+        return cls(state, {}, fighting_by_tile(state), {})
 
     def tiles(self, city: City) -> list[int]:
-        """Flat indices the city holds."""
-        return self.land.get(city.id, [])
+        """Flat indices the city holds, in map order (on a kept board read on first use, as land_by_city has them)."""
+        got = self.land.get(city.id)
+        if got is None:
+            if self.frames is None:
+                return []
+            got = self.land[city.id] = np.flatnonzero(self.state.owner == city.id).tolist()
+        return got
 
     def own_troops_on_land(self, city: City) -> list[Unit]:
         """Fighting troops of the city's owner standing on its land (centre included), by id (CITY-110)."""
