@@ -252,10 +252,15 @@ class GameState:
     # --- copying, serialising, hashing ---------------------------------------------------------------
 
     def clone(self, *, memory_of: str | None = None, units: Container[int] | None = None,
-              cities: Container[int] | None = None) -> GameState:
+              cities: Container[int] | None = None, share: str | None = None) -> GameState:
         """A deep copy sharing the immutable map; with `memory_of`, only that kingdom's memory is copied and the
         others' are left empty (a kingdom's believed board keeps no rival's memory); with `units` or `cities`,
         only the units or cities of those ids (in their order), the rest left out (what it cannot know).
+
+        With `share` (a kingdom id), the copy is one nobody changes (engine.belief's read-only believed board):
+        that kingdom's record, cities, units and camps and every general and stationed spy are this state's own
+        objects, not copies (the dicts and lists holding them are new). Those shared records must never be written
+        through the copy: a write would change this state (tests/test_believed_sharing.py).
 
         Written out field by field (a copy.deepcopy made some 2,800 calls a copy): every mutable container is
         copied, JSON values (City.last, Kingdom.memory, Unit.standing/standing_meta, lead) in depth, since
@@ -266,12 +271,25 @@ class GameState:
         new = GameState.__new__(GameState)
         new.seed = self.seed
         new.month = self.month
-        new.kingdoms = {k: _copy_kingdom(kd, memory_of is None or k == memory_of) for k, kd in self.kingdoms.items()}
-        new.cities = {k: _copy_city(c) for k, c in self.cities.items() if cities is None or k in cities}
-        new.units = {k: _copy_unit(u) for k, u in self.units.items() if units is None or k in units}
-        new.generals = {k: _copy_flat(g) for k, g in self.generals.items()}
-        new.camps = {k: _copy_flat(c) for k, c in self.camps.items()}
-        new.spies = [_copy_flat(s) for s in self.spies]
+        if share is None:
+            new.kingdoms = {k: _copy_kingdom(kd, memory_of is None or k == memory_of)
+                            for k, kd in self.kingdoms.items()}
+            new.cities = {k: _copy_city(c) for k, c in self.cities.items() if cities is None or k in cities}
+            new.units = {k: _copy_unit(u) for k, u in self.units.items() if units is None or k in units}
+            new.generals = {k: _copy_flat(g) for k, g in self.generals.items()}
+            new.camps = {k: _copy_flat(c) for k, c in self.camps.items()}
+            new.spies = [_copy_flat(s) for s in self.spies]
+        else:
+            new.kingdoms = {k: kd if k == share and memory_of in (None, share)
+                            else _copy_kingdom(kd, memory_of is None or k == memory_of)
+                            for k, kd in self.kingdoms.items()}
+            new.cities = {k: c if c.owner == share else _copy_city(c) for k, c in self.cities.items()
+                          if cities is None or k in cities}
+            new.units = {k: u if u.owner == share else _copy_unit(u) for k, u in self.units.items()
+                         if units is None or k in units}
+            new.generals = dict(self.generals)
+            new.camps = {k: c if c.owner == share else _copy_flat(c) for k, c in self.camps.items()}
+            new.spies = list(self.spies)
         new.wars = _copy_json(self.wars)
         new.rotation = _copy_json(self.rotation)
         new.next_id = self.next_id

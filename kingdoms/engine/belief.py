@@ -72,12 +72,15 @@ def believed_map(gm: GameMap, explored: np.ndarray) -> GameMap:
 
 
 def believed_state(state: GameState, kingdom: str, sight: Sight | None = None,
-                   explored: np.ndarray | None = None, known_ids: AbstractSet[int] | None = None) -> GameState:
+                   explored: np.ndarray | None = None, known_ids: AbstractSet[int] | None = None, *,
+                   shared: bool = False) -> GameState:
     """A scratch copy of `state` holding only what `kingdom` knows now (its own affairs in full).
 
     `sight`: the kingdom's sight of `state`, `explored` its explored map (the remembered mask joined with what it
     sees) and `known_ids` the cities it knows (visibility.known_city_ids with that sight), when the caller has
-    them already (views.observation shares one of each).
+    them already (views.observation shares one of each). `shared`: the board is read only, so what it takes
+    unchanged (the kingdom's own record, cities, units and camps, and the generals and stationed spies it keeps)
+    is `state`'s own objects, not copies (GameState.clone's `share`); a check runs on a clone of it.
     """
     sight = sight or sight_of(state, kingdom)
     if explored is None:
@@ -106,7 +109,7 @@ def believed_state(state: GameState, kingdom: str, sight: Sight | None = None,
     # Foreign cities: the known ones, as the kingdom's map shows them (below).
     if known_ids is None:
         known_ids = known_city_ids(state, kingdom, sight)
-    board = state.clone(memory_of=kingdom, units=kept, cities=known_ids)
+    board = state.clone(memory_of=kingdom, units=kept, cities=known_ids, share=kingdom if shared else None)
     board.map = gm
     for uid in behind_walls:
         # Troops behind a rival's walls show only as "troops" of a size class (OPEN-30): taken as the estimate

@@ -351,8 +351,10 @@ class Observation:
 
     @cached_property
     def believed(self) -> GameState:
-        """The believed board (engine.belief): the one board the engine services below run on. Read only."""
-        return believed_state(self._state, self.kingdom, self.sight, self.explored, self._known_ids)
+        """The believed board (engine.belief): the one board the engine services below run on. Read only: its own
+        cities, units and camps are the true state's objects (shared, not copied); a service that changes a board
+        changes a clone of it (check_orders, months_to, the forecasts)."""
+        return believed_state(self._state, self.kingdom, self.sight, self.explored, self._known_ids, shared=True)
 
     @cached_property
     def _known_ids(self) -> frozenset[int]:
