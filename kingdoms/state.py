@@ -17,7 +17,7 @@ import weakref
 from collections.abc import Container
 from dataclasses import dataclass, field
 from dataclasses import fields as dataclass_fields
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 from pydantic import ConfigDict, TypeAdapter
@@ -276,9 +276,9 @@ class GameState:
                             for k, kd in self.kingdoms.items()}
             new.cities = {k: _copy_city(c) for k, c in self.cities.items() if cities is None or k in cities}
             new.units = {k: _copy_unit(u) for k, u in self.units.items() if units is None or k in units}
-            new.generals = {k: _copy_flat(g) for k, g in self.generals.items()}
-            new.camps = {k: _copy_flat(c) for k, c in self.camps.items()}
-            new.spies = [_copy_flat(s) for s in self.spies]
+            new.generals = {k: _copy_general(g) for k, g in self.generals.items()}
+            new.camps = {k: _copy_camp(c) for k, c in self.camps.items()}
+            new.spies = [_copy_spy(s) for s in self.spies]
         else:
             new.kingdoms = {k: kd if k == share and memory_of in (None, share)
                             else _copy_kingdom(kd, memory_of is None or k == memory_of)
@@ -288,7 +288,7 @@ class GameState:
             new.units = {k: u if u.owner == share else _copy_unit(u) for k, u in self.units.items()
                          if units is None or k in units}
             new.generals = dict(self.generals)
-            new.camps = {k: c if c.owner == share else _copy_flat(c) for k, c in self.camps.items()}
+            new.camps = {k: c if c.owner == share else _copy_camp(c) for k, c in self.camps.items()}
             new.spies = list(self.spies)
         new.wars = _copy_json(self.wars)
         new.rotation = _copy_json(self.rotation)
@@ -634,20 +634,46 @@ def _tile(t: Any) -> Any:
 
 
 # The copies below make the object with __new__ and set every field (as the dataclass __init__ would, which has
-# no __post_init__ here): about four times faster than calling the constructor with keywords.
+# no __post_init__ here): about four times faster than calling the constructor with keywords, and each written out
+# (a loop over the field names with getattr/setattr took twice as long). Every field holds a scalar but those
+# copied below (tests/test_state_clone.py finds a field left out: the copy would lack it).
 _new = object.__new__
-_R = TypeVar("_R", Improvement, General, Camp, StationedSpy)
 
 
-#: Records whose fields all hold scalars (numbers, text, None): a copy sets each field to the original's value.
-_FLAT_FIELDS = {cls: tuple(f.name for f in dataclass_fields(cls)) for cls in (Improvement, General, Camp, StationedSpy)}
+def _copy_improvement(i: Improvement) -> Improvement:
+    new: Improvement = _new(Improvement)
+    new.q = i.q
+    new.r = i.r
+    new.kind = i.kind
+    return new
 
 
-def _copy_flat(obj: _R) -> _R:
-    """A copy of an improvement, general, camp or stationed spy (_FLAT_FIELDS)."""
-    new = _new(type(obj))
-    for name in _FLAT_FIELDS[type(obj)]:
-        setattr(new, name, getattr(obj, name))
+def _copy_general(g: General) -> General:
+    new: General = _new(General)
+    new.id = g.id
+    new.owner = g.owner
+    new.name = g.name
+    new.xp = g.xp
+    new.unit_id = g.unit_id
+    new.city_id = g.city_id
+    return new
+
+
+def _copy_camp(c: Camp) -> Camp:
+    new: Camp = _new(Camp)
+    new.id = c.id
+    new.owner = c.owner
+    new.q = c.q
+    new.r = c.r
+    new.grain = c.grain
+    return new
+
+
+def _copy_spy(s: StationedSpy) -> StationedSpy:
+    new: StationedSpy = _new(StationedSpy)
+    new.owner = s.owner
+    new.city_id = s.city_id
+    new.since = s.since
     return new
 
 
@@ -696,7 +722,7 @@ def _copy_city(c: City) -> City:
     new.walls = c.walls
     new.walls_max = c.walls_max
     new.buildings = list(c.buildings)
-    new.improvements = [_copy_flat(i) for i in c.improvements]
+    new.improvements = [_copy_improvement(i) for i in c.improvements]
     new.queue = [_copy_entry(e) for e in c.queue]
     new.is_capital = c.is_capital
     new.is_ruin = c.is_ruin
