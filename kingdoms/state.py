@@ -274,8 +274,8 @@ class GameState:
         if share is None:
             new.kingdoms = {k: _copy_kingdom(kd, memory_of is None or k == memory_of)
                             for k, kd in self.kingdoms.items()}
-            new.cities = {k: _copy_city(c) for k, c in self.cities.items() if cities is None or k in cities}
-            new.units = {k: _copy_unit(u) for k, u in self.units.items() if units is None or k in units}
+            new.cities = {k: copy_city(c) for k, c in self.cities.items() if cities is None or k in cities}
+            new.units = {k: copy_unit(u) for k, u in self.units.items() if units is None or k in units}
             new.generals = {k: _copy_general(g) for k, g in self.generals.items()}
             new.camps = {k: _copy_camp(c) for k, c in self.camps.items()}
             new.spies = [_copy_spy(s) for s in self.spies]
@@ -283,9 +283,9 @@ class GameState:
             new.kingdoms = {k: kd if k == share and memory_of in (None, share)
                             else _copy_kingdom(kd, memory_of is None or k == memory_of)
                             for k, kd in self.kingdoms.items()}
-            new.cities = {k: c if c.owner == share else _copy_city(c) for k, c in self.cities.items()
+            new.cities = {k: c if c.owner == share else copy_city(c) for k, c in self.cities.items()
                           if cities is None or k in cities}
-            new.units = {k: u if u.owner == share else _copy_unit(u) for k, u in self.units.items()
+            new.units = {k: u if u.owner == share else copy_unit(u) for k, u in self.units.items()
                          if units is None or k in units}
             new.generals = dict(self.generals)
             new.camps = {k: c if c.owner == share else _copy_camp(c) for k, c in self.camps.items()}
@@ -706,7 +706,10 @@ def _copy_entry(e: QueueEntry) -> QueueEntry:
     return new
 
 
-def _copy_city(c: City) -> City:
+def copy_city(c: City, *, books: bool = True) -> City:
+    """A copy of a city sharing no mutable object with it (as GameState.clone copies it); with `books=False`
+    what its owner keeps to itself is left out: an empty queue and ledger, no store or grain (a rival's city on a
+    believed board, INTEL-040), without copying what is left out."""
     new: City = _new(City)
     new.id = c.id
     new.name = c.name
@@ -716,14 +719,14 @@ def _copy_city(c: City) -> City:
     new.r = c.r
     new.people = c.people
     new.focus = c.focus
-    new.grain = c.grain
-    new.store = c.store
+    new.grain = c.grain if books else 0.0
+    new.store = c.store if books else 0.0
     new.happiness = c.happiness
     new.walls = c.walls
     new.walls_max = c.walls_max
     new.buildings = list(c.buildings)
     new.improvements = [_copy_improvement(i) for i in c.improvements]
-    new.queue = [_copy_entry(e) for e in c.queue]
+    new.queue = [_copy_entry(e) for e in c.queue] if books else []
     new.is_capital = c.is_capital
     new.is_ruin = c.is_ruin
     new.militia = c.militia
@@ -731,11 +734,14 @@ def _copy_city(c: City) -> City:
     new.unrest_months = c.unrest_months
     new.captured_by = c.captured_by
     new.founded_month = c.founded_month
-    new.last = _copy_json(c.last)
+    new.last = _copy_json(c.last) if books else {}
     return new
 
 
-def _copy_unit(u: Unit) -> Unit:
+def copy_unit(u: Unit, *, orders: bool = True) -> Unit:
+    """A copy of a unit sharing no mutable object with it (as GameState.clone copies it); with `orders=False`
+    without its standing order, what it is aimed at and its home city (a rival's troop on a believed board,
+    INTEL-040), without copying what is left out."""
     new: Unit = _new(Unit)
     new.id = u.id
     new.owner = u.owner
@@ -750,8 +756,8 @@ def _copy_unit(u: Unit) -> Unit:
     new.cargo = u.cargo
     new.fortified = u.fortified
     new.general_id = u.general_id
-    new.standing = _copy_json(u.standing)
+    new.standing = _copy_json(u.standing) if orders else None
     new.dest = _tile(u.dest)
-    new.home_city = u.home_city
-    new.standing_meta = _copy_json(u.standing_meta)
+    new.home_city = u.home_city if orders else None
+    new.standing_meta = _copy_json(u.standing_meta) if orders else None
     return new

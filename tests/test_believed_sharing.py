@@ -22,7 +22,7 @@ from kingdoms.game import Game
 from kingdoms.hexgrid import distance
 from kingdoms.orders.models import Attack, Move
 from kingdoms.setup import build_state, resolve_scenario
-from kingdoms.state import GameState
+from kingdoms.state import GameState, copy_city, copy_unit
 from kingdoms.views import observe, render
 
 KEEP = (4, 12, 20, 28, 36)
@@ -152,3 +152,21 @@ def test_clone_with_share_copies_all_but_the_kingdoms_records(states: dict[int, 
         assert all(g is state.generals[k] for k, g in twin.generals.items())
         assert all((kd is state.kingdoms[k]) == (k == kingdom) for k, kd in twin.kingdoms.items())
         assert twin.owner is not state.owner
+
+
+def test_copies_without_books_or_orders_leave_out_only_those(states: dict[int, GameState]) -> None:
+    """INTEL-040: copy_city(books=False) is the full copy with an empty queue and ledger and no store or grain;
+    copy_unit(orders=False) the full copy without standing order, its aim or home city; neither shares a
+    mutable object with the original."""
+    state = states[max(states)]
+    assert any(c.queue and c.last for c in state.cities.values()) and any(u.standing for u in state.units.values())
+    for city in state.cities.values():
+        full, closed = copy_city(city), copy_city(city, books=False)
+        full.queue, full.store, full.grain, full.last = [], 0.0, 0.0, {}
+        assert closed == full
+        assert closed.buildings is not city.buildings and closed.improvements is not city.improvements
+        assert all(a is not b for a, b in zip(closed.improvements, city.improvements, strict=True))
+    for unit in state.units.values():
+        full, bare = copy_unit(unit), copy_unit(unit, orders=False)
+        full.standing, full.standing_meta, full.home_city = None, None, None
+        assert bare == full and bare is not unit

@@ -29,7 +29,7 @@ from kingdoms.engine.visibility import (
     watches_unit,
 )
 from kingdoms.gamemap import GameMap
-from kingdoms.state import GameState
+from kingdoms.state import GameState, copy_city, copy_unit
 
 #: Believed maps already made, per true map: explored mask -> map (a kingdom's explored map changes once a month).
 _MAPS: weakref.WeakKeyDictionary[GameMap, dict[bytes, GameMap]] = weakref.WeakKeyDictionary()
@@ -109,26 +109,27 @@ def believed_state(state: GameState, kingdom: str, sight: Sight | None = None,
     # Foreign cities: the known ones, as the kingdom's map shows them (below).
     if known_ids is None:
         known_ids = known_city_ids(state, kingdom, sight)
-    board = state.clone(memory_of=kingdom, units=kept, cities=known_ids, share=kingdom if shared else None)
+    board = state.clone(memory_of=kingdom, units=(), cities=(), share=kingdom if shared else None)
     board.map = gm
+    # Own cities and units in full (shared when the board is), the rest copied without their books and orders.
+    board.units = {uid: unit if shared and unit.owner == kingdom else copy_unit(unit, orders=unit.owner == kingdom)
+                   for uid, unit in state.units.items() if uid in kept}
+    board.cities = {cid: city if shared and city.owner == kingdom else copy_city(city, books=city.owner == kingdom)
+                    for cid, city in state.cities.items() if cid in known_ids}
     for uid in behind_walls:
         # Troops behind a rival's walls show only as "troops" of a size class (OPEN-30): taken as the estimate
         # takes them (spearmen, untrained, no general).
         mine = board.units[uid]
         mine.type, mine.xp, mine.morale, mine.hunger, mine.general_id = "spearman", 0.0, 100.0, 0.0, None
-        mine.home_city, mine.standing, mine.standing_meta = None, None, None
-    for uid in seen:
+    for uid in seen:  # copied without home city and orders (above)
         mine = board.units[uid]
-        mine.home_city = None
-        mine.standing = None
-        mine.standing_meta = None
         if not watches_unit(state, kingdom, state.units[uid], sight):
             mine.xp, mine.morale, mine.hunger, mine.general_id = 0.0, 100.0, 0.0, None
     board.generals = {gid: g for gid, g in board.generals.items()
                       if g.owner == kingdom or (g.unit_id is not None and g.unit_id in board.units
                                                 and board.units[g.unit_id].general_id == gid)}
     board.spies = [s for s in board.spies if s.owner == kingdom]
-    # Foreign cities: the known ones, as the kingdom's map shows them; their books stay closed (INTEL-040).
+    # Foreign cities: the known ones, as the kingdom's map shows them; their books closed when copied (INTEL-040).
     memory = (state.kingdoms[kingdom].memory.get("cities") or {})
     keep_centres: list[int] = []
     for cid, city in board.cities.items():
@@ -139,7 +140,6 @@ def believed_state(state: GameState, kingdom: str, sight: Sight | None = None,
             rec = memory.get(str(cid))
             if rec is not None and rec.get("owner"):
                 city.owner = rec["owner"]
-        city.queue, city.store, city.grain, city.last = [], 0.0, 0.0, {}
         keep_centres.append(gm.index(city.q, city.r))
     # Land: the kingdom knows who holds its own land and the tiles in its sight; elsewhere it cannot tell. A tile
     # keeps its holder only when that city is on the board: own land everywhere, a known foreign city's land in
