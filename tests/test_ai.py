@@ -372,3 +372,42 @@ def test_hard_analysis_keeps_each_field_for_the_decision() -> None:
     later = analyse(observe(state, kingdom))
     assert home not in later._fields
     assert (later.field_from(home) == got).all()
+
+
+def test_standard_site_search_pruned_by_ceilings_picks_as_a_full_search(standard_game: Played) -> None:
+    """CITY-450: the standard ruler's site search, skipping the tiles whose ceiling (economy.site_ceilings) cannot beat
+    the best site it holds, picks the very site a search reading every candidate's report picks, for a new colony
+    and for each colonist afield, every month of a game; and it reads fewer reports."""
+    import numpy as np
+
+    from kingdoms.ai.common import picture_for
+    from kingdoms.ai.standard import Ruler
+
+    game = standard_game.game
+    made = {"pruned": 0, "full": 0}
+    searches = 0
+    for month in game.store.month_hashes():
+        state = game.state(month)
+        for kid in state.kingdoms:
+            picks = {}
+            for how in ("pruned", "full"):
+                obs = observe(state, kid)
+                if how == "full":  # no ceiling ever stops the search
+                    inf = np.full(obs.map.size, np.inf)
+                    obs.__dict__["site_ceilings"] = (inf, inf)
+                report = obs.site_report_at
+
+                def counted(i: int, how: str = how, report: Any = report) -> Any:
+                    made[how] += 1
+                    return report(i)
+
+                obs.site_report_at = counted  # type: ignore[method-assign]
+                ruler = Ruler(picture_for(obs))
+                if not ruler.p.cities:
+                    continue
+                ruler.analyse()
+                picks[how] = [ruler.best_site(None)] + [ruler.best_site(u) for u in ruler.colonists]
+            assert picks["pruned"] == picks["full"], (month, kid)
+            searches += len(picks.get("full", ()))
+    assert searches > 60
+    assert made["pruned"] * 10 < made["full"], made

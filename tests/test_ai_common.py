@@ -8,6 +8,7 @@ from collections import deque
 
 import numpy as np
 
+from kingdoms import ruledata as rd
 from kingdoms.ai.common import INF, MapInfo, components, distance_field, map_info
 from kingdoms.mapgen import generate
 from kingdoms.setup import build_state
@@ -71,24 +72,36 @@ def test_components_started_from_earlier_areas_give_the_fresh_labels() -> None:
 
 
 def test_site_ceilings_are_never_below_the_site_report() -> None:
-    """CITY-450: on every tile where a city could be founded, the ceilings the standard ruler prunes its site search
-    with are at least the site report's people fed (CITY-150) and full production (CITY-230); people fed to the
-    person (the ring is the whole neighbourhood there)."""
+    """CITY-450: on every tile, the ceilings the standard ruler prunes its site search with are at least the site
+    report's people fed (CITY-150) and full production (CITY-230), under each focus, and equal to them where the
+    founding ring (CITY-330) is the whole neighbourhood; also with land held around (rings cut short) and on the
+    believed maps of kingdoms that know little."""
     from kingdoms.engine import economy as eco
     from kingdoms.setup import resolve_scenario
+    from kingdoms.views import observe
 
     for scen in (resolve_scenario(None), generate(8, 4)):
         state = build_state(scen, 1)
-        feeds, prod = eco.site_ceilings(state.map)
-        legal = 0
-        for i in range(state.map.size):
-            rep = eco.site_report(state, *state.map.tile(i))
-            if rep.problem is not None:
-                continue
-            legal += 1
-            assert rep.people_fed <= feeds[i] <= rep.people_fed + 2, (scen.name, i)
-            assert rep.full.production <= prod[i], (scen.name, i)
-        assert legal > 100
+        rng = np.random.default_rng(3)
+        held = rng.random(state.map.size) < 0.15  # scattered held tiles: many rings short of their neighbours
+        state.owner[held & (state.owner < 0)] = next(iter(state.cities))
+        boards = [state] + [observe(state, k).believed for k in list(state.kingdoms)[:2]]
+        exact = short = 0
+        for board in boards:
+            gm = board.map
+            whole = 1 + (gm.nbr >= 0).sum(axis=1)
+            for focus in rd.FOCUSES:
+                feeds, prod = eco.site_ceilings(gm, focus)
+                assert eco.site_ceilings(gm, focus) is eco.site_ceilings(gm, focus)
+                for i in range(0, gm.size, 1 if focus == "balanced" else 7):
+                    rep = eco.site_report(board, *gm.tile(i), focus=focus)
+                    assert rep.people_fed <= feeds[i] and rep.full.production <= prod[i], (scen.name, focus, i)
+                    if len(rep.ring) == whole[i]:
+                        exact += 1
+                        assert (rep.people_fed, rep.full.production) == (feeds[i], prod[i]), (scen.name, focus, i)
+                    else:
+                        short += 1
+        assert exact > 1000 and short > 1000, (exact, short)
 
 
 def dijkstra_reference(mi: MapInfo, sources: list[int], cost: np.ndarray, limit: float) -> np.ndarray:

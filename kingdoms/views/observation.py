@@ -543,8 +543,8 @@ class Observation:
 
     @cached_property
     def site_ceilings(self) -> tuple[np.ndarray, np.ndarray]:
-        """Per tile of the believed map: ceilings of a site's people fed and full production (economy.site_ceilings),
-        never below what `site` reports there."""
+        """Per tile of the believed map: ceilings of a site's people fed and full production under the balanced focus
+        `site` reports (economy.site_ceilings), never below what `site` reports there."""
         return eco.site_ceilings(self.believed.map)
 
     def months_to_reach(self, unit_id: int, to: Tile) -> int | None:
