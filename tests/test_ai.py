@@ -393,8 +393,10 @@ def test_standard_site_search_pruned_by_ceilings_picks_as_a_full_search(standard
             for how in ("pruned", "full"):
                 obs = observe(state, kid)
                 if how == "full":  # no ceiling ever stops the search
-                    inf = np.full(obs.map.size, np.inf)
-                    obs.__dict__["site_ceilings"] = (inf, inf)
+                    def unbounded(at: Any) -> Any:
+                        return np.full(len(at), np.inf), np.full(len(at), np.inf)
+
+                    obs.site_ceilings = unbounded  # type: ignore[method-assign]
                 report = obs.site_report_at
 
                 def counted(i: int, how: str = how, report: Any = report) -> Any:

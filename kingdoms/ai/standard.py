@@ -594,9 +594,9 @@ class Ruler:
         # the candidates by the most a site there could be worth, best first: once that cannot reach the best
         # found (nor the least worth taking), no later one can, so their reports are never made
         # (a site's water is its centre's water class on the believed map, as the site report reads it: exact)
-        feeds_cap, prod_cap = p.obs.site_ceilings
+        feeds_cap, prod_cap = p.obs.site_ceilings(cands)
         water = WATER_GROWTH_BY_CLASS[p.obs.believed.map.water_class[cands]]
-        ceiling = score + SITE_FEEDS * feeds_cap[cands] / 1000.0 + SITE_PROD * prod_cap[cands] + SITE_WATER * water
+        ceiling = score + SITE_FEEDS * feeds_cap / 1000.0 + SITE_PROD * prod_cap + SITE_WATER * water
         order = np.argsort(-ceiling, kind="stable")
         best = None
         for i, cap, base in zip(cands[order].tolist(), ceiling[order].tolist(), score[order].tolist(), strict=True):

@@ -893,45 +893,35 @@ def site_report(state: GameState, q: int, r: int, owner: str | None = None, focu
     )
 
 
-def site_ceilings(gm: GameMap, focus: str = "balanced") -> tuple[np.ndarray, np.ndarray]:
-    """Per tile, a ceiling on what a site report under `focus` can show there (CITY-450, CITY-150, CITY-230): its
-    people fed and full production worked out as site_report does, with every neighbour on the map in the ring.
+def site_ceilings(gm: GameMap, focus: str = "balanced", at: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Per tile (or per flat index in `at`), a ceiling on what a site report under `focus` can show there (CITY-450,
+    CITY-150, CITY-230): its people fed and full production worked out as site_report does, with every neighbour
+    on the map in the ring.
 
     A ring is the centre and the free neighbours (CITY-330), and both figures only grow with the ring (yields are
     never negative, the size bonus grows with the people who work it, rounding keeps order), so the ceiling is never
     below the report, and equals it where every neighbour is free: a planner may skip the tiles whose ceiling cannot
-    beat a site it holds. A pure function of the map: kept per map and focus (a kingdom's believed map is reused
-    while its explored map stands), read-only.
+    beat a site it holds. A pure function of the map (a planner asks for its few candidates, so nothing is kept).
     """
-    per_map = _CEILINGS.get(gm)
-    if per_map is None:
-        per_map = _CEILINGS[gm] = {}
-    got = per_map.get(focus)
-    if got is not None:
-        return got
     n = gm.size
-    food = np.maximum(gm.food.astype(np.int64), 0)
-    prod = np.maximum(gm.prod.astype(np.int64), 0)
-    on_map = gm.nbr >= 0
-    nbr = np.where(on_map, gm.nbr, n)
-    ring_food = np.append(food, 0)[nbr].sum(axis=1)
-    ring_prod = np.append(prod, 0)[nbr].sum(axis=1)
+    idx = np.arange(n) if at is None else np.asarray(at, dtype=np.int64)
+    food = np.append(np.maximum(gm.food.astype(np.int64), 0), 0)
+    prod = np.append(np.maximum(gm.prod.astype(np.int64), 0), 0)
+    around = gm.nbr[idx]
+    on_map = around >= 0
+    nbr = np.where(on_map, around, n)
+    ring_food = food[nbr].sum(axis=1)
+    ring_prod = prod[nbr].sum(axis=1)
     # people fed: capacity_of on the founding frame (its 5,000 people work every tile of the ring), rounded as it is
-    harvest = (rd.HARVEST_BASE + np.maximum(food, rd.CENTRE_MIN_FOOD) + ring_food) * rd.harvest_multiplier(
+    harvest = (rd.HARVEST_BASE + np.maximum(food[idx], rd.CENTRE_MIN_FOOD) + ring_food) * rd.harvest_multiplier(
         rd.COLONIST_PEOPLE)
     feeds = np.floor(harvest * 1000 / rd.PEOPLE_EAT_PER_1000 + 0.5 + EPS)
     # full production: production_of with the people to work k ring tiles (k neighbours), each of them worked
     bonus = np.array([rd.size_bonus(max(rd.COLONIST_PEOPLE, rd.PEOPLE_PER_WORKED_TILE * k)) for k in range(7)])
-    raw = ((np.maximum(prod, rd.CENTRE_MIN_PROD) + ring_prod) + 0.0) * bonus[on_map.sum(axis=1)] * rd.FOCUS_PROD[
+    raw = ((np.maximum(prod[idx], rd.CENTRE_MIN_PROD) + ring_prod) + 0.0) * bonus[on_map.sum(axis=1)] * rd.FOCUS_PROD[
         focus] * rd.PROD_FACTOR
     production = np.maximum(1.0, np.floor(raw + 0.5 + EPS))
-    feeds.flags.writeable = False
-    production.flags.writeable = False
-    per_map[focus] = (feeds, production)
     return feeds, production
-
-
-_CEILINGS: weakref.WeakKeyDictionary[GameMap, dict[str, tuple[np.ndarray, np.ndarray]]] = weakref.WeakKeyDictionary()
 
 
 def rank_sites(reports: Iterable[SiteReport], origin: Tile | None = None) -> list[SiteReport]:

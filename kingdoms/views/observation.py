@@ -541,11 +541,10 @@ class Observation:
         """The figures of a city founded on (q, r) as the kingdom knows the land (CITY-450)."""
         return eco.site_report(self.believed, q, r)
 
-    @cached_property
-    def site_ceilings(self) -> tuple[np.ndarray, np.ndarray]:
-        """Per tile of the believed map: ceilings of a site's people fed and full production under the balanced focus
-        `site` reports (economy.site_ceilings), never below what `site` reports there."""
-        return eco.site_ceilings(self.believed.map)
+    def site_ceilings(self, at: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """For the flat indices `at` of the believed map: ceilings of a site's people fed and full production under
+        the balanced focus `site` reports (economy.site_ceilings), never below what `site` reports there."""
+        return eco.site_ceilings(self.believed.map, at=at)
 
     def months_to_reach(self, unit_id: int, to: Tile) -> int | None:
         """Months a march of an own unit to `to` takes on the believed board (1 = this month), None if unreachable."""
