@@ -413,3 +413,32 @@ def test_standard_site_search_pruned_by_ceilings_picks_as_a_full_search(standard
             searches += len(picks.get("full", ()))
     assert searches > 60
     assert made["pruned"] * 10 < made["full"], made
+
+
+def test_site_report_at_reads_one_tile_as_the_whole_map_tables_have_it(standard_game: Played) -> None:
+    """CITY-450: Observation.site_report_at asks of one tile whether a city may stand there and what its report's memo
+    key is, as the whole-map answers have them (_site_open, and the signature table: terrain and river of the tile
+    and its neighbours, 255 off the map, its water class), on every tile at the start and in months with land held,
+    foreign cities known and the Ruin in view; and it gives the report whether or not the table was built."""
+    import numpy as np
+
+    from kingdoms.views.observation import _site_signature_at
+
+    states = [build_state(resolve_scenario(None), SEED), *standard_game.states.values()]
+    opened = 0
+    for state in states:
+        for kid in state.kingdoms:
+            obs, fresh = observe(state, kid), observe(state, kid)
+            known = obs.believed.map
+            code = np.append(known.terrain.astype(np.int16) * 2 + known.river.astype(np.int16), 255)
+            table = np.concatenate([code[:-1, None], code[np.where(known.nbr >= 0, known.nbr, known.size)],
+                                    known.water_class.astype(np.int16)[:, None]], axis=1).astype(np.uint8)
+            whole = obs._site_open
+            for i in range(obs.map.size):
+                assert fresh._site_open_at(i) == bool(whole[i]), (state.month, kid, i)
+                assert _site_signature_at(known, i) == table[i].tobytes(), (state.month, kid, i)
+                if i % 5 == 0:
+                    assert fresh.site_report_at(i) == obs.site_report_at(i), (state.month, kid, i)
+            assert "_site_open" not in fresh.__dict__
+            opened += int(whole.sum())
+    assert opened > 100

@@ -241,21 +241,15 @@ class Site:
 #: Keyed by those, a report is worked out once per game for each way the kingdom can know its ground, not
 #: once per explored mask (a new believed map nearly every month while the kingdom explores).
 _SITE_MEMO: weakref.WeakKeyDictionary[GameMap, dict[tuple[int, bytes], eco.SiteReport]] = weakref.WeakKeyDictionary()
-#: Per believed map: the signature row of every tile (_site_signatures).
-_SITE_SIGNATURES: weakref.WeakKeyDictionary[GameMap, np.ndarray] = weakref.WeakKeyDictionary()
 
 
-def _site_signatures(known: GameMap) -> np.ndarray:
-    """Per tile, what a site report on it reads of `known`: terrain and river of the tile and of its six
-    neighbours (255 off the map), and the tile's water class; one uint8 row per tile."""
-    got = _SITE_SIGNATURES.get(known)
-    if got is None:
-        code = np.append(known.terrain.astype(np.int16) * 2 + known.river.astype(np.int16), 255)
-        ring = code[np.where(known.nbr >= 0, known.nbr, known.size)]
-        got = np.concatenate([code[:-1, None], ring, known.water_class.astype(np.int16)[:, None]], axis=1)
-        got = np.ascontiguousarray(got.astype(np.uint8))
-        _SITE_SIGNATURES[known] = got
-    return got
+def _site_signature_at(known: GameMap, i: int) -> bytes:
+    """What a site report on flat index i reads of `known`, as the memo's key: terrain and river of the tile and of
+    its six neighbours (255 off the map), and the tile's water class, a byte each (read for that tile alone: a
+    believed map is new most months, and a planner asks of a few tiles)."""
+    terrain, river, nbr = known.terrain, known.river, known.nbr
+    ring = [255 if j < 0 else (int(terrain[j]) * 2 + int(river[j])) & 0xFF for j in nbr[i].tolist()]
+    return bytes([(int(terrain[i]) * 2 + int(river[i])) & 0xFF, *ring, int(known.water_class[i]) & 0xFF])
 
 
 @dataclass(frozen=True, slots=True)
@@ -746,23 +740,45 @@ class Observation:
     def site_report_at(self, i: int) -> eco.SiteReport | None:
         """The site report `site` reads for flat index i, or None where, as far as the kingdom can see, no city can
         stand (a planner weighing many tiles reads this, not the whole Site)."""
-        if i < 0 or not self._site_open[i]:
+        if i < 0:
             return None
-        memo, signatures = self._site_memo
-        key = (i, signatures[i].tobytes())  # the ground as the kingdom knows it
+        table = self.__dict__.get("_site_open")  # every tile's answer once a listing made it, else this tile's
+        if not (table[i] if table is not None else self._site_open_at(i)):
+            return None
+        memo = self._site_memo
+        key = (i, _site_signature_at(self.believed.map, i))  # the ground as the kingdom knows it
         rep = memo.get(key)
         if rep is None:
             q, r = self.map.tile(i)
             rep = memo[key] = self.site_report(q, r)
         return rep
 
+    def _site_open_at(self, i: int) -> bool:
+        """_site_open of one tile (flat index i >= 0), worked out for it alone (a planner asks of a few tiles)."""
+        gm, board = self.map, self.believed
+        terrain = int(board.map.terrain[i])
+        if not self.explored[i] or terrain == rd.M or terrain == rd.W:
+            return False
+        owner, held = board.owner, self.land.held
+        around = [int(j) for j in gm.nbr[i] if j >= 0]
+        if any(owner[j] != FREE or held[j] for j in (i, *around)):
+            return False
+        view = self.view
+        if view.ruin is not None and gm.index(view.ruin.q, view.ruin.r) == i:
+            return False
+        for c in view.foreign_cities:  # a remembered city out of sight still blocks its tile and its ring
+            ci = gm.index(c.q, c.r)
+            if ci == i or (ci >= 0 and ci in around):
+                return False
+        return True
+
     @cached_property
-    def _site_memo(self) -> tuple[dict[tuple[int, bytes], eco.SiteReport], np.ndarray]:
-        """The game's site reports (_SITE_MEMO) and the signatures of the believed map's tiles."""
+    def _site_memo(self) -> dict[tuple[int, bytes], eco.SiteReport]:
+        """The game's site reports (_SITE_MEMO)."""
         memo = _SITE_MEMO.get(self.map)
         if memo is None:
             memo = _SITE_MEMO[self.map] = {}
-        return memo, _site_signatures(self.believed.map)
+        return memo
 
     @cached_property
     def _own_places(self) -> list[tuple[Tile, str]]:
