@@ -442,3 +442,26 @@ def test_site_report_at_reads_one_tile_as_the_whole_map_tables_have_it(standard_
             assert "_site_open" not in fresh.__dict__
             opened += int(whole.sum())
     assert opened > 100
+
+
+def test_standard_queue_prerequisites_go_first_and_doubles_once() -> None:
+    """BUILD-010: the standard ruler's queue puts a troop's prerequisite building before it (pulled forward from
+    later in the list), drops a troop whose prerequisite it neither has nor plans, and keeps one of equal items
+    (the same item, men and tile) while items that differ in men or tile all stay."""
+    from types import SimpleNamespace
+
+    from kingdoms.ai.standard import Ruler
+    from kingdoms.orders.models import QueueItem, men_range
+
+    needs = {name: spec.requires for name, spec in rd.UNITS.items() if spec.requires}
+    troop, building = next(iter(needs.items()))
+    lo = men_range(troop)[0]
+    city = SimpleNamespace(buildings=[], improvements=[], queue=[])
+    items = [QueueItem(item="farm"), QueueItem(item=troop, men=lo), QueueItem(item="farm"),
+             QueueItem(item="farm", tile=(3, 4)), QueueItem(item=troop, men=lo), QueueItem(item=building),
+             QueueItem(item=troop, men=lo + 1000)]
+    got = Ruler.order_prereqs(None, city, items)  # type: ignore[arg-type]
+    assert [(x.item, x.men, x.tile) for x in got] == [
+        ("farm", None, None), (building, None, None), (troop, lo, None), ("farm", None, (3, 4)),
+        (troop, lo + 1000, None)]
+    assert Ruler.order_prereqs(None, city, [QueueItem(item=troop, men=lo)]) == []  # type: ignore[arg-type]

@@ -1374,6 +1374,7 @@ class Ruler:
         have = set(c.buildings) | {imp["kind"] for imp in c.improvements}
         queued_now = {e["item"] for e in c.queue}
         out: list[QueueItem] = []
+        held: set[tuple[str, int | None, tuple[int, int] | None]] = set()  # what `out` holds, by its fields (equality)
         seen: set[str] = set()
         for it in items:
             name = it.item
@@ -1382,13 +1383,17 @@ class Ruler:
                 if need in [x.item for x in items]:
                     # pull the prerequisite forward
                     pre = next(x for x in items if x.item == need)
-                    if pre not in out:
+                    key = (pre.item, pre.men, pre.tile)
+                    if key not in held:
                         out.append(pre)
+                        held.add(key)
                         seen.add(need)
                 else:
                     continue  # cannot build it here yet
-            if it not in out:
+            key = (name, it.men, it.tile)
+            if key not in held:
                 out.append(it)
+                held.add(key)
                 seen.add(name)
         return out
 
