@@ -161,3 +161,29 @@ def test_intel_060_city_defence_is_kept_per_observation() -> None:
     later = observe(state, "wei").city_defence(shu.id)
     assert later.exact and later.garrison == (4000, 4000) and later != first
     assert obs.city_defence(shu.id) == first
+
+
+def test_siege_180_shared_placing_ground_picks_the_tiles_a_ground_per_troop_picks() -> None:
+    """SIEGE-180, MOVE-110: the siege forecast places its troops with one Ground of the besieger (own units' tiles read
+    from the board as they stand); each troop gets the tile a Ground of its own would give it, a troop already
+    placed, an own troop standing by and a foreign troop all kept off, and a siege train beside a troop."""
+    from kingdoms.engine.pathing import Ground
+    from kingdoms.views import forecast as fc
+
+    state = _two_cities()
+    shu = next(c for c in state.cities.values() if c.owner == "shu")
+    add(state, "wei", "levy", (shu.q - 1, shu.r), men=2000, months=0)  # own troop on one tile beside the city
+    add(state, "shu", "spearman", (shu.q + 1, shu.r), men=1500, months=0)  # a foreign troop on another
+    movers = [add(state, "wei", t, (3, 8), men=m, months=0)
+              for t, m in (("levy", 3000), ("heavy_infantry", 2500), ("catapult", 300), ("levy", 1000))]
+    shared = Ground(state, movers[0])
+    taken: set = set()
+    for u in movers:
+        alone = fc._spot(state, u, shu.tile, 1, taken if u.type != "catapult" else set())
+        assert fc._spot(state, u, shu.tile, 1, taken if u.type != "catapult" else set(), shared) == alone
+        assert alone is not None and all(o.owner != "shu" for o in state.units_at(*alone))
+        u.q, u.r = alone
+        if u.type != "catapult":
+            taken.add(alone)
+    assert len({(u.q, u.r) for u in movers if u.type != "catapult"}) == 3
+

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from kingdoms import ruledata as rd
 from kingdoms.engine.combat import field_battle
 from kingdoms.engine.context import MonthContext, OrderFailed
-from kingdoms.engine.pathing import Ground, slot_of
+from kingdoms.engine.pathing import AGENT, Ground, slot_of
 from kingdoms.engine.sieges import (
     assault_city,
     fire_towers,
@@ -278,21 +278,44 @@ def _local_copy(board: GameState, centre: Tile, keep_units: Iterable[int] = (), 
     return board.clone(units=units, cities=cities)  # only what is kept is copied
 
 
-def _spot(board: GameState, unit: Unit, target: Tile, reach: int, taken: set[Tile]) -> Tile | None:
+def _spot(board: GameState, unit: Unit, target: Tile, reach: int, taken: set[Tile],
+          shared: Ground | None = None) -> Tile | None:
     """A free tile from which `unit` strikes `target` (melee: beside it; shooters: at their full range, closer
-    only if none is free), nearest the unit; None if there is none."""
-    g = Ground(board, unit)
+    only if none is free), nearest the unit; None if there is none.
+
+    `shared`: a Ground of another unit of the same owner on this board (see _shared_ground), whose closed land,
+    cities, foreign units and river crossings are this unit's too; only its own units' tiles are read anew."""
+    g = Ground(board, unit) if shared is None else shared
     here = unit.tile
     hq, hr = here
+    gm = board.map
     for d in range(reach, 0, -1):
-        tiles = [t for t in ring(target, d) if board.map.index(*t) >= 0 and t not in taken]
+        tiles = [t for t in ring(target, d) if gm.index(*t) >= 0 and t not in taken]
         tiles.sort(key=lambda t: (hex_len(t[0] - hq, t[1] - hr), t[1], t[0]))  # nearest the unit, then lowest r, q
         for t in tiles:
-            if t == here or g.endable(g.index(t)):
+            if t == here:
                 return t
+            i = g.index(t)
+            if shared is None:
+                if g.endable(i):
+                    return t
+            elif g.enterable(i) and not g.noend[i] and not g.crossing[i] and not _own_slot_at(board, unit, t):
+                return t  # Ground.endable, its own_mask read from the board as it stands now
         if reach == 1:
             break
     return None
+
+
+def _own_slot_at(board: GameState, unit: Unit, tile: Tile) -> bool:
+    """Another unit of the unit's owner in its stacking slot stands on `tile` (what Ground.own_mask marks)."""
+    slot = slot_of(unit)
+    return any(o.owner == unit.owner and o.id != unit.id and slot_of(o) == slot for o in board.units_at(*tile))
+
+
+def _can_share_ground(unit: Unit) -> bool:
+    """A Ground's closed land and blocked tiles are the same for every unit of one owner that takes a stacking slot
+    and is not a spy (Ground reads the slot only for agents, the type only for spies); its own_mask is not."""
+    return slot_of(unit) != AGENT and unit.type != "spy"
 
 
 def _blow(battle: object) -> Blow:
@@ -407,13 +430,21 @@ def siege(board: GameState, kingdom: str, sight: Sight, city_id: int, force: Seq
     melee = sorted((u for u in units if not u.spec.shooter), key=lambda u: (-u.men, u.id))
     taken_tiles: set[Tile] = set()
     placed = 0
+    # One Ground for the placing: only the side's own units move or leave the board below, and a Ground's
+    # blocked, noend and crossing arrays read the owner, the cities, the other owners' units, the closed land
+    # and the river, never the unit's own position, id or (besides agents and spies) type; own_mask is read anew.
+    shared: Ground | None = None
     for u in melee + shooters:
         reach = u.spec.range if u.spec.shooter else 1
         if 1 <= distance(u.tile, city.tile) <= reach and (slot_of(u) != "troop" or u.tile not in taken_tiles):
             spot: Tile | None = u.tile
         else:
             u.q, u.r = here  # it comes from this side
-            spot = _spot(b, u, city.tile, reach, taken_tiles if slot_of(u) == "troop" else set())
+            share = _can_share_ground(u)
+            if share and shared is None:
+                shared = Ground(b, u)
+            spot = _spot(b, u, city.tile, reach, taken_tiles if slot_of(u) == "troop" else set(),
+                         shared if share else None)
         if spot is None:
             del b.units[u.id]
             continue
