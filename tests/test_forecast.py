@@ -187,3 +187,26 @@ def test_siege_180_shared_placing_ground_picks_the_tiles_a_ground_per_troop_pick
             taken.add(alone)
     assert len({(u.q, u.r) for u in movers if u.type != "catapult"}) == 3
 
+
+def test_siege_060_quiet_month_changes_the_numbers_as_a_full_one() -> None:
+    """SIEGE-060, SIEGE-210: a forecast's quiet month (no notes, no capture warning) leaves every number of the board
+    as the full month does: the militia's regrowth, and a city's fall with its captor, walls and troops."""
+    from kingdoms.engine.sieges import capture_city, militia_phase
+
+    state = _two_cities()
+    shu = next(c for c in state.cities.values() if c.owner == "shu")
+    shu.militia = 10.0
+    add(state, "wei", "levy", (shu.q - 1, shu.r), men=3000, months=0)
+    boards = []
+    for quiet in (False, True):
+        b = state.clone()
+        ctx = MonthContext(b, scratch=True, quiet=quiet)
+        militia_phase(ctx)
+        capture_city(ctx, b.cities[shu.id], "wei", next(u for u in b.units.values() if u.owner == "wei"))
+        for c in b.cities.values():
+            c.last = {}
+        boards.append(b.to_dict())
+    assert boards[0] == boards[1]
+    full = state.clone()
+    militia_phase(MonthContext(full, scratch=True))
+    assert full.cities[shu.id].last["militia_standing"] == int(full.cities[shu.id].militia) > 10

@@ -66,10 +66,13 @@ def rng_for(seed: int, month: int, purpose: str) -> np.random.Generator:
 class MonthContext:
     """Mutable scratch of one month's resolution (or of an issue-time check when `scratch` is True)."""
 
-    def __init__(self, state: GameState, *, scratch: bool = False) -> None:
+    def __init__(self, state: GameState, *, scratch: bool = False, quiet: bool = False) -> None:
         self.state = state
         self.month = state.month
         self.scratch = scratch
+        #: a forecast's throwaway month (views.forecast): nothing reads its events' texts or its cities' notes
+        #: (City.last), so what only writes those may be skipped; every number of the board is as without it
+        self.quiet = quiet
         self.events: list[Event] = []
         self.outcomes: list[OrderOutcome] = []
         self.moves_left: dict[int, float] = {}

@@ -386,7 +386,8 @@ def capture_city(ctx: MonthContext, city: City, captor: str, by_unit: Unit | Non
     if captor in state.kingdoms:
         rest = "restless: hold it down with troops on its land" if city.restless else "yours again, not restless"
         ctx.emit("city_taken", f"{city.name} is yours: {rest}; {city.grain:.0f} dan in its granary{capital_text}"
-                 + (f"; {', '.join(taken)}" if taken else "") + hungry_capture_warning(state, city) + ".", [captor],
+                 + (f"; {', '.join(taken)}" if taken else "") + ("" if ctx.quiet else hungry_capture_warning(state, city))
+                 + ".", [captor],
                  city_id=city.id)
     if loser in state.kingdoms:
         ctx.emit("city_lost", f"{city.name} has fallen to {captor_name}" + (f"; {', '.join(taken)}" if taken else "")
@@ -532,13 +533,16 @@ def walls_phase(ctx: MonthContext) -> None:
 def militia_phase(ctx: MonthContext) -> None:
     """Militia comes back at 20% of the full militia a month, never above it; notes for the briefing."""
     state = ctx.state
-    near = units_near(state)  # the phase changes cities only
+    quiet = ctx.quiet  # a forecast's month: the militia only, not the notes
+    near = None if quiet else units_near(state)  # the phase changes cities only
     for city in sorted(state.cities.values(), key=lambda c: c.id):
         full = full_militia(state, city)
         now = min(float(full), max(0.0, city.militia))
         if now < full:
             now = min(float(full), now + round_half_up(rd.MILITIA_REGEN * full))
         city.militia = float(round_half_up(now))
+        if quiet:
+            continue
         city.last["militia_standing"] = int(city.militia)
         city.last["militia_full"] = full
         city.last["blockaded"] = city.id in ctx.blockaded

@@ -459,7 +459,7 @@ def siege(board: GameState, kingdom: str, sight: Sight, city_id: int, force: Seq
     taken_in: int | None = None
     total_lost = 0
     for m in range(months):
-        ctx = MonthContext(b, scratch=True)
+        ctx = MonthContext(b, scratch=True, quiet=True)  # the copy is thrown away: no texts, no notes
         before = sum(u.men for u in shooters + melee if u.id in b.units)
         for u in shooters + melee:
             if u.id not in b.units or city.owner == side:
