@@ -5,6 +5,7 @@ Numbers come from the rules (rules.md); the ID in each comment names the rule in
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final, Literal, get_args
@@ -303,8 +304,9 @@ def size_tier(people: int) -> str:
 
 
 def troop_level(xp: float) -> int:
-    """Troop level 0..6 from XP (COMBAT-260)."""
-    return sum(1 for t in XP_LEVELS if xp >= t)
+    """Troop level 0..6 from XP (COMBAT-260): the thresholds reached, by bisection of the ascending XP_LEVELS (the
+    count of `xp >= t`; NaN reaches none). Read for every fighter of every fight and forecast."""
+    return bisect_right(XP_LEVELS, xp) if xp == xp else 0
 
 
 def general_level(xp: int) -> int:

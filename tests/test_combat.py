@@ -835,3 +835,13 @@ def test_open_28_archers_shoot_at_1_to_2_and_catapults_at_1_to_3(kind, dist, sho
     order(ctx_for(state), "wei", Attack(unit_id=shooter.id, to=target.tile, hold=True))
     assert target.men < 2_000
     assert (shooter.men < 1_000) is (dist == 1)  # only a melee troop beside the shooters strikes back
+
+
+def test_combat_260_troop_level_counts_the_thresholds_reached() -> None:
+    """COMBAT-260: a troop's level is the number of XP thresholds it has reached (3, 7, 12, 18, 25, 33), at and
+    between them, below the first and past the last."""
+    from kingdoms import ruledata as rd
+
+    for xp in [x / 4 for x in range(-8, 160)] + [2.999, 3.0, 32.999, 33.0, 1e9]:
+        assert rd.troop_level(xp) == sum(1 for t in rd.XP_LEVELS if xp >= t)
+    assert [rd.troop_level(x) for x in (0, 3, 6.5, 7, 12, 18, 25, 33, 40)] == [0, 1, 1, 2, 3, 4, 5, 6, 6]
