@@ -189,8 +189,9 @@ def test_siege_180_shared_placing_ground_picks_the_tiles_a_ground_per_troop_pick
 
 
 def test_siege_060_quiet_month_changes_the_numbers_as_a_full_one() -> None:
-    """SIEGE-060, SIEGE-210: a forecast's quiet month (no notes, no capture warning) leaves every number of the board
-    as the full month does: the militia's regrowth, and a city's fall with its captor, walls and troops."""
+    """SIEGE-060, SIEGE-210: a forecast's quiet month (no notes, no texts, no capture warning) leaves every number of the
+    board as the full month does: the militia's regrowth, an assault's losses, and a city's fall with its captor,
+    walls and troops."""
     from kingdoms.engine.sieges import capture_city, militia_phase
 
     state = _two_cities()
@@ -202,7 +203,11 @@ def test_siege_060_quiet_month_changes_the_numbers_as_a_full_one() -> None:
         b = state.clone()
         ctx = MonthContext(b, scratch=True, quiet=quiet)
         militia_phase(ctx)
-        capture_city(ctx, b.cities[shu.id], "wei", next(u for u in b.units.values() if u.owner == "wei"))
+        levy = next(u for u in b.units.values() if u.owner == "wei")
+        b.cities[shu.id].walls = 30.0
+        text = assault_city(ctx, levy, b.cities[shu.id])  # the fight; its own text only when not quiet
+        assert text.startswith(f"#{levy.id} levy assaults") != quiet and ("still stand" in text) != quiet
+        capture_city(ctx, b.cities[shu.id], "wei", levy)
         for c in b.cities.values():
             c.last = {}
         boards.append(b.to_dict())

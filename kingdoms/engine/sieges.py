@@ -242,8 +242,9 @@ def assault_city(ctx: MonthContext, unit: Unit, city: City) -> str:
     defender_owner = city.owner
     walls0 = city.walls
     city.walls = max(0.0, walls0 - batter(unit))
-    head = f"#{unit.id} {unit.type} assaults {city.name} {fmt_tile(city.tile)}"
-    if walls0 > 0:
+    quiet = ctx.quiet  # a forecast's month: the same fight, no texts (nobody reads them)
+    head = "" if quiet else f"#{unit.id} {unit.type} assaults {city.name} {fmt_tile(city.tile)}"
+    if walls0 > 0 and not quiet:
         head += f" (walls {walls0:.0f} -> {city.walls:.0f})"
     gar = garrison(state, city)
     flank = flank_factor(state, unit, city.tile, walls=walls0)
@@ -252,17 +253,19 @@ def assault_city(ctx: MonthContext, unit: Unit, city: City) -> str:
         res = melee(fighter_for(state, unit, "attack", gar), garrison_fighter(state, city, gar, unit, walls0), flank)
         g = hurt(state, gar, res.dfn_loss, can_break=False)
         a = hurt(state, unit, res.att_loss)
-        text = f"{head}: garrison #{gar.id} {gar.type} loses {res.dfn_loss:,}, you lose {res.att_loss:,}"
+        text = "" if quiet else f"{head}: garrison #{gar.id} {gar.type} loses {res.dfn_loss:,}, you lose {res.att_loss:,}"
         cavalry = gar.type == "cavalry" and not g.destroyed
         if g.destroyed:
             remove_unit(ctx, gar, captor_of(state, unit.owner), by_unit=unit)
-            text += "; the garrison is destroyed, the townspeople still man the walls"
+            if not quiet:
+                text += "; the garrison is destroyed, the townspeople still man the walls"
             if between_kingdoms:
                 defeat_shock(state, defender_owner, city.tile, gar.id)
         text += _after_attacker(ctx, unit, a, city, cavalry, gar.id, between_kingdoms)
-        _tell_owner(ctx, city, defender_owner, f"{city.name} was assaulted by {side_name(state, unit.owner)} "
-                    f"{unit.type}: the garrison lost {res.dfn_loss:,}, the attackers {res.att_loss:,}; "
-                    f"walls {city.walls:.0f}.")
+        if not quiet:
+            _tell_owner(ctx, city, defender_owner, f"{city.name} was assaulted by {side_name(state, unit.owner)} "
+                        f"{unit.type}: the garrison lost {res.dfn_loss:,}, the attackers {res.att_loss:,}; "
+                        f"walls {city.walls:.0f}.")
         return text
     militia = standing_militia(state, city)
     if militia <= 0:
@@ -276,17 +279,18 @@ def assault_city(ctx: MonthContext, unit: Unit, city: City) -> str:
     m_loss = _militia_loss(city, militia, res.dfn_loss)
     beaten = breaks_on_losses(militia, m_loss) or city.militia <= 0
     a = hurt(state, unit, res.att_loss)
-    text = (f"{head}: militia loses {m_loss:,} of {militia:,}" + (" and breaks" if beaten else "")
-            + f", you lose {res.att_loss:,}")
+    text = "" if quiet else (f"{head}: militia loses {m_loss:,} of {militia:,}" + (" and breaks" if beaten else "")
+                             + f", you lose {res.att_loss:,}")
     note_told_militia(state, unit.owner, city, militia - m_loss)
     if beaten and city.walls <= 0 and not a.broke and not a.destroyed:
         capture_city(ctx, city, unit.owner, unit)
         return f"{text}: {city.name} is taken"
-    if beaten and city.walls > 0:
+    if beaten and city.walls > 0 and not quiet:
         text += f"; the walls ({city.walls:.0f}) still stand"
     text += _after_attacker(ctx, unit, a, city, False, None, between_kingdoms)
-    _tell_owner(ctx, city, defender_owner, f"{city.name} was assaulted by {side_name(state, unit.owner)} {unit.type}: "
-                f"the militia lost {m_loss:,}, the attackers {res.att_loss:,}; walls {city.walls:.0f}.")
+    if not quiet:
+        _tell_owner(ctx, city, defender_owner, f"{city.name} was assaulted by {side_name(state, unit.owner)} "
+                    f"{unit.type}: the militia lost {m_loss:,}, the attackers {res.att_loss:,}; walls {city.walls:.0f}.")
     return text
 
 
