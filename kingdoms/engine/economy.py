@@ -12,6 +12,7 @@ same functions.
 
 from __future__ import annotations
 
+import array
 import math
 import weakref
 from collections.abc import Callable, Iterable, Mapping
@@ -22,6 +23,7 @@ import numpy as np
 
 from kingdoms import ruledata as rd
 from kingdoms.engine.land import founding_problem, founding_ring
+from kingdoms.engine.pathing import base_of
 from kingdoms.gamemap import WATER_CLASSES, GameMap
 from kingdoms.hexgrid import Tile, distance, spiral
 from kingdoms.state import City, GameState, QueueEntry, Unit
@@ -42,16 +44,31 @@ def round_half_up(x: float) -> int:
 # --- the map as plain lists (read once per map) -------------------------------------------------------------
 
 #: Per-map cache of (food, prod, r, q) as Python lists: derived from the immutable map only, so it never
-#: changes an outcome; it saves numpy scalar reads in the per-tile loops.
+#: changes an outcome; it saves numpy scalar reads in the per-tile loops. The lists are read, never written.
 _LISTS: weakref.WeakKeyDictionary[GameMap, tuple[list[int], list[int], list[int], list[int]]] = \
     weakref.WeakKeyDictionary()
 
 
+def _as_list(arr: np.ndarray) -> list[int]:
+    """`arr.tolist()` of a flat native int array, by way of array.array: the same ints in fewer instructions."""
+    code = arr.dtype.char
+    if code in array.typecodes and arr.dtype.isnative and array.array(code).itemsize == arr.itemsize:
+        return array.array(code, arr.tobytes()).tolist()
+    return arr.tolist()  # pragma: no cover - no such array on the maps we make
+
+
 def map_lists(gm: GameMap) -> tuple[list[int], list[int], list[int], list[int]]:
-    """(food incl. river, production, r, q) of every tile of the map, as lists indexed by flat index."""
+    """(food incl. river, production, r, q) of every tile of the map, as lists indexed by flat index.
+
+    r and q depend on the layout alone: a believed map (pathing.derived_map) shares its true map's lists."""
     got = _LISTS.get(gm)
     if got is None:
-        got = _LISTS[gm] = (gm.food.tolist(), gm.prod.tolist(), gm.r_of.tolist(), gm.q_of.tolist())
+        base = base_of(gm)
+        if base is gm:
+            rs, qs = _as_list(gm.r_of), _as_list(gm.q_of)
+        else:
+            _, _, rs, qs = map_lists(base)
+        got = _LISTS[gm] = (_as_list(gm.food), _as_list(gm.prod), rs, qs)
     return got
 
 

@@ -263,6 +263,11 @@ def derived_map(gm: GameMap, base: GameMap) -> None:
     _BASES[gm] = base
 
 
+def base_of(gm: GameMap) -> GameMap:
+    """The true map a believed map was made from (derived_map), else `gm` itself: the two share one layout."""
+    return _BASES.get(gm, gm)
+
+
 def net_of(gm: GameMap) -> _Net:
     """The cached plain-Python arrays of a map (the map never changes during a game)."""
     net = _NETS.get(gm)

@@ -1,0 +1,34 @@
+"""A kingdom's believed map (engine.belief.believed_map, INTEL-050) and what is worked out of it once per map:
+the same answers as a map of that ground built on its own, whatever the share of the map explored."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kingdoms.engine.belief import believed_map
+from kingdoms.engine.economy import map_lists
+from kingdoms.mapgen import generate
+from kingdoms.setup import build_state
+
+
+def _true_map():
+    """A generated 40 x 30 map (rivers, lakes and sea)."""
+    return build_state(generate(5, 3, size=(40, 30)), 1).map
+
+
+def test_intel_050_believed_map_lists_equal_the_arrays_and_share_the_true_maps_layout():
+    """INTEL-050: map_lists of a believed map (the per-map cache) holds its own food and production, equal to the
+    arrays' tolist, and the true map's r and q lists (the layout is the same), for each explored share in turn."""
+    gm = _true_map()
+    rng = np.random.default_rng(7)
+    true_lists = map_lists(gm)
+    assert true_lists == (gm.food.tolist(), gm.prod.tolist(), gm.r_of.tolist(), gm.q_of.tolist())
+    for share in (0.0, 0.3, 0.7, 0.95):
+        bm = believed_map(gm, rng.random(gm.size) < share)
+        food, prod, rs, qs = map_lists(bm)
+        assert food == bm.food.tolist() and prod == bm.prod.tolist()
+        assert all(type(v) is int for v in food + prod)
+        assert rs is true_lists[2] and qs is true_lists[3]
+        assert map_lists(bm) is map_lists(bm)
+        fresh = gm.with_ground(bm.terrain.copy(), bm.river.copy(), bm.bridge.copy())  # not a believed map
+        assert map_lists(fresh) == map_lists(bm) and map_lists(fresh)[2] is not rs
