@@ -271,25 +271,17 @@ class GameState:
         new = GameState.__new__(GameState)
         new.seed = self.seed
         new.month = self.month
-        if share is None:
-            new.kingdoms = {k: _copy_kingdom(kd, memory_of is None or k == memory_of)
-                            for k, kd in self.kingdoms.items()}
-            new.cities = {k: copy_city(c) for k, c in self.cities.items() if cities is None or k in cities}
-            new.units = {k: copy_unit(u) for k, u in self.units.items() if units is None or k in units}
-            new.generals = {k: _copy_general(g) for k, g in self.generals.items()}
-            new.camps = {k: _copy_camp(c) for k, c in self.camps.items()}
-            new.spies = [_copy_spy(s) for s in self.spies]
-        else:
-            new.kingdoms = {k: kd if k == share and memory_of in (None, share)
-                            else _copy_kingdom(kd, memory_of is None or k == memory_of)
-                            for k, kd in self.kingdoms.items()}
-            new.cities = {k: c if c.owner == share else copy_city(c) for k, c in self.cities.items()
-                          if cities is None or k in cities}
-            new.units = {k: u if u.owner == share else copy_unit(u) for k, u in self.units.items()
-                         if units is None or k in units}
-            new.generals = dict(self.generals)
-            new.camps = {k: c if c.owner == share else _copy_camp(c) for k, c in self.camps.items()}
-            new.spies = list(self.spies)
+        # `share`'s records stay this state's objects (an id or owner is never None: without it all are copied)
+        own = share if memory_of in (None, share) else None
+        new.kingdoms = {k: kd if k == own else _copy_kingdom(kd, memory_of is None or k == memory_of)
+                        for k, kd in self.kingdoms.items()}
+        new.cities = {k: c if c.owner == share else copy_city(c) for k, c in self.cities.items()
+                      if cities is None or k in cities}
+        new.units = {k: u if u.owner == share else copy_unit(u) for k, u in self.units.items()
+                     if units is None or k in units}
+        new.generals = {k: _copy_general(g) for k, g in self.generals.items()} if share is None else dict(self.generals)
+        new.camps = {k: c if c.owner == share else _copy_camp(c) for k, c in self.camps.items()}
+        new.spies = [_copy_spy(s) for s in self.spies] if share is None else list(self.spies)
         new.wars = _copy_json(self.wars)
         new.rotation = _copy_json(self.rotation)
         new.next_id = self.next_id

@@ -15,7 +15,7 @@ from __future__ import annotations
 import array
 import math
 import weakref
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -491,10 +491,9 @@ def land_tile_count(state: GameState, tiles: Iterable[int], centre: int) -> int:
     return sum(1 for i in tiles if i != centre and is_land[i])
 
 
-def next_tile_at(state: GameState, tiles: Iterable[int], centre: int, land: int | None = None) -> int | None:
+def next_tile_at(state: GameState, tiles: Collection[int], centre: int, land: int | None = None) -> int | None:
     """People the city needs for its next land tile (OPEN-55); None once it holds 91 tiles (CITY-350).
     `land`: the tiles' land_tile_count, when the caller has it."""
-    tiles = list(tiles)
     if len(tiles) >= rd.MAX_CITY_TILES:
         return None
     return rd.next_tile_people(land_tile_count(state, tiles, centre) if land is None else land)
@@ -743,7 +742,7 @@ def outlook_of(f: CityFrame, focus: str, *, restless: bool = False, blockaded: b
         granary_cap=gcap,
         store_cap=store_cap(city, gross),
         land_tiles=land,
-        next_tile_people=None if len(f.tiles) >= rd.MAX_CITY_TILES else rd.next_tile_people(land),  # next_tile_at
+        next_tile_people=next_tile_at(state, f.tiles, f.centre, land),
         reach=sized[3],
         water=water,
         drill_cap=sized[2],

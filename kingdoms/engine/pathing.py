@@ -505,6 +505,11 @@ class Ground:
         return (0 <= i < self.n and not self.blocked[i] and not self.noend[i] and not self.crossing[i]
                 and not self.own_mask[i])
 
+    def endable_by_any(self, i: int) -> bool:
+        """endable without the unit's own slot (own_mask): what holds for every unit of its owner a Ground may be
+        shared by (views.forecast places a force with one Ground and reads the slots from the board itself)."""
+        return 0 <= i < self.n and not self.blocked[i] and not self.noend[i] and not self.crossing[i]
+
     def why_not(self, i: int) -> str:
         """Short reason the unit cannot stop on flat index i (for refusal texts)."""
         state = self.state

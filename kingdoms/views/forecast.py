@@ -283,7 +283,7 @@ def _spot(board: GameState, unit: Unit, target: Tile, reach: int, taken: set[Til
     """A free tile from which `unit` strikes `target` (melee: beside it; shooters: at their full range, closer
     only if none is free), nearest the unit; None if there is none.
 
-    `shared`: a Ground of another unit of the same owner on this board (see _shared_ground), whose closed land,
+    `shared`: a Ground of another unit of the same owner on this board (_can_share_ground), whose closed land,
     cities, foreign units and river crossings are this unit's too; only its own units' tiles are read anew."""
     g = Ground(board, unit) if shared is None else shared
     here = unit.tile
@@ -296,11 +296,8 @@ def _spot(board: GameState, unit: Unit, target: Tile, reach: int, taken: set[Til
             if t == here:
                 return t
             i = g.index(t)
-            if shared is None:
-                if g.endable(i):
-                    return t
-            elif g.enterable(i) and not g.noend[i] and not g.crossing[i] and not _own_slot_at(board, unit, t):
-                return t  # Ground.endable, its own_mask read from the board as it stands now
+            if g.endable(i) if shared is None else g.endable_by_any(i) and not _own_slot_at(board, unit, t):
+                return t  # a shared Ground: its own_mask read from the board as it stands now
         if reach == 1:
             break
     return None
