@@ -289,6 +289,20 @@ def test_map_190_explored_terrain_rows():
     assert observe(s, "wei").tile(6, 3).terrain is None
 
 
+def test_map_190_terrain_rows_are_each_explored_tiles_letter():
+    """MAP-190: on a whole scenario map, every row of the explored map holds each explored tile's terrain letter
+    (GameMap.letter) and a blank elsewhere, for any explored mask (none, some, all)."""
+    from kingdoms.setup import build_state, resolve_scenario
+    from kingdoms.views.kingdom_view import _terrain_rows
+
+    gm = build_state(resolve_scenario("three_kingdoms"), 7).map
+    rng = np.random.default_rng(3)
+    for share in (0.0, 0.3, 0.8, 1.0):
+        explored = rng.random(gm.size) < share
+        text = "".join(gm.letter(i) if explored[i] else " " for i in range(gm.size))
+        assert _terrain_rows(gm, explored) == [text[k:k + gm.width] for k in range(0, gm.size, gm.width)]
+
+
 def test_intel_050_known_city_for_orders():
     """INTEL-050, COMBAT-380: Observation.known_city gives the view's record of a city, None for an unknown one."""
     s, x = secret_world()

@@ -375,21 +375,29 @@ def _report(rec: Json) -> SpyReport:
 
 def _terrain_rows(gm: GameMap, explored: np.ndarray) -> list[str]:
     """The explored map as rows of terrain letters (lower case on rivers), blank where unexplored."""
-    text = np.where(explored, _letter_codes(gm), ord(" ")).astype(np.uint8).tobytes().decode("ascii")
-    w = gm.width
-    return [text[k:k + w] for k in range(0, gm.size, w)]
+    above, rows = _letter_codes(gm)
+    # a letter's code is a blank's (32) plus `above`: explored tiles get it, the others stay blank (a product with
+    # the mask: several times cheaper than np.where on a small map)
+    text = (above * explored.astype(bool, copy=False) + _BLANK).tobytes().decode("ascii")
+    return list(map(text.__getitem__, rows))
 
 
-#: Per-map terrain letters as ASCII codes (the letters of `_letters`), for building rows as bytes.
-_LETTER_CODES: weakref.WeakKeyDictionary[GameMap, np.ndarray] = weakref.WeakKeyDictionary()
+_BLANK = np.uint8(ord(" "))
+
+#: Per-map terrain letters as ASCII codes above a blank's (the letters of `_letters`, less 32), with the slices
+#: of the map's rows, for building rows as bytes.
+_LETTER_CODES: weakref.WeakKeyDictionary[GameMap, tuple[np.ndarray, list[slice]]] = weakref.WeakKeyDictionary()
 
 
-def _letter_codes(gm: GameMap) -> np.ndarray:
-    """Per-tile ASCII codes of a map's terrain letters (cached for the map's lifetime)."""
-    arr = _LETTER_CODES.get(gm)
-    if arr is None:
-        arr = _LETTER_CODES[gm] = np.frombuffer("".join(_letters(gm).tolist()).encode("ascii"), dtype=np.uint8)
-    return arr
+def _letter_codes(gm: GameMap) -> tuple[np.ndarray, list[slice]]:
+    """Per-tile ASCII codes of a map's terrain letters less a blank's, and its rows as slices of a text in map
+    order (cached for the map's lifetime)."""
+    got = _LETTER_CODES.get(gm)
+    if got is None:
+        codes = np.frombuffer("".join(_letters(gm).tolist()).encode("ascii"), dtype=np.uint8)
+        w = gm.width
+        got = _LETTER_CODES[gm] = (codes - _BLANK, [slice(k, k + w) for k in range(0, gm.size, w)])
+    return got
 
 
 #: Per-map terrain letters, derived from the immutable map only.
