@@ -288,8 +288,9 @@ class Game:
             if facts is None or not facts.of(state):  # the kingdoms' sights and the public facts, made once a state
                 if len(self._facts) >= 4:
                     del self._facts[next(iter(self._facts))]
-                facts = self._facts[state.month] = MonthFacts(state, self._sights_of(state))
-            got = observe(state, kingdom, self.events_seen_by(kingdom, told), facts)
+                # the month's stored events are read once for all its kingdoms (each observation keeps its own)
+                facts = self._facts[state.month] = MonthFacts(state, self._sights_of(state), self.store.events(told))
+            got = observe(state, kingdom, facts.events, facts)
             if len(self._observations) > 4 * max(1, len(state.kingdoms)):
                 self._observations.clear()
             self._observations[key] = got

@@ -213,6 +213,27 @@ def test_turn_210_fast_forward_stops_on_an_event_it_was_told_of() -> None:
     assert observe(s, "wei", ev).fast_forward_stops() == ["M4: a battle"]
 
 
+def test_turn_180_game_observations_read_the_months_events_once_and_tell_each_kingdom_its_own(
+        tmp_path: Path) -> None:
+    """TURN-180: the game service reads a month's stored events once for all its kingdoms (MonthFacts.events) and
+    each observation keeps exactly those Game.events_seen_by gives its kingdom; the next month's observations take
+    that month's events, not the kept ones."""
+    state = build_state(resolve_scenario("three_kingdoms"), 7)
+    game, _ = Game.create(tmp_path / "g.sqlite", state, scenario="three_kingdoms",
+                          controllers={k: "ai:standard" for k in state.kingdoms})
+    kept_back = 0  # events of a month some kingdom was not told of
+    for _ in range(8):
+        game.play_ai_seats()
+        state = game.state()
+        for kid in state.kingdoms:
+            obs = game.observation(kid)
+            facts = game._facts[state.month]
+            assert obs.events == game.events_seen_by(kid, state.month - 1)
+            assert [dict(e) for e in facts.events] == game.store.events(state.month - 1)
+            kept_back += len(facts.events) - len(obs.events)
+    assert kept_back > 0
+
+
 def test_game_service_keeps_one_observation_per_kingdom_month(played: tuple[Game, dict[int, GameState]]) -> None:
     """The game service hands out the same Observation for a kingdom-month until the state it was made of changes
     (a fresh copy of the month, say), so the AI, the briefing and the tools share its work."""

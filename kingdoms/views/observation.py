@@ -929,14 +929,19 @@ def observe(state: GameState, kingdom: str, recent_events: Iterable[Mapping[str,
 
 
 class MonthFacts:
-    """What every observation of one state shares: each kingdom's sight (one compute_sight for all of them) and
-    the public facts (_public). Made of one state object, which must not change while it is used (the game
-    service's states of past and open months do not: resolving a month makes a new state)."""
+    """What every observation of one state shares: each kingdom's sight (one compute_sight for all of them), the
+    public facts (_public) and the stored events its observations tell of. Made of one state object, which must
+    not change while it is used (the game service's states of past and open months do not: resolving a month
+    makes a new state; a month's events are stored with the state that follows it, once)."""
 
-    def __init__(self, state: GameState, sights: Mapping[str, Sight] | None = None) -> None:
+    def __init__(self, state: GameState, sights: Mapping[str, Sight] | None = None,
+                 events: Iterable[Mapping[str, Any]] = ()) -> None:
         """`sights`: kingdoms' sights already worked out on this very state (MonthResult.sights, the memory
-        phase's of the board it left); the other kingdoms' (the fallen) are worked out here."""
+        phase's of the board it left); the other kingdoms' (the fallen) are worked out here. `events`: the stored
+        events of the month before (the final month's own once the game is over), all of them: each observation
+        keeps those its kingdom was told of (observe's `recent_events`)."""
         self._state = state
+        self.events: list[Mapping[str, Any]] = list(events)
         given = sights or {}
         missing = [k for k in state.kingdoms if k not in given]
         made = compute_sight(state, missing) if missing else {}
