@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from kingdoms import ruledata as rd
@@ -156,8 +157,6 @@ def test_diplo_020_picture_costs_and_closed_land_kept_for_the_month_are_the_fres
         played: tuple[Game, dict[int, GameState]]) -> None:
     """DIPLO-020: the AI picture's troop costs and land closed to its troops, worked out once a month and read only,
     are what working them out afresh gives (closed land: every tile of a holder, or camp of an owner, at peace)."""
-    import numpy as np
-
     from kingdoms.ai.common import picture_for
 
     _, kept = played
@@ -185,6 +184,8 @@ def test_land_in_sight_names_only_known_cities(played: tuple[Game, dict[int, Gam
             visible = obs.sight.visible
             assert not (land.held & ~visible).any()
             assert set(land.city) <= set(land.holder)
+            # holder: the foreign land in sight, tile by tile in map order (the AI's picture reads it so)
+            assert list(land.holder) == np.flatnonzero(land.held & (land.own_city < 0)).tolist()
             for i, cid in land.city.items():
                 assert known_city_tile(state, kid, cid) is not None and int(state.owner[i]) == cid
             assert ((land.own_city >= 0) <= visible).all()

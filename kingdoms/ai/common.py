@@ -276,11 +276,12 @@ class Picture:
         self.land_city = land.own_city
         # Foreign land: what is in sight now, plus a ring around each remembered foreign city.
         self.foreign_land = land.held & ~self.own_land
-        self.foreign_holder: dict[int, str] = {}
         city_owner = {c.id: c.owner for c in view.foreign_cities}
-        for i in np.flatnonzero(self.foreign_land).tolist():
-            # the owner as the kingdom's map records the city, else the holder the tile shows
-            self.foreign_holder[i] = city_owner.get(land.city.get(i, -1)) or land.holder[i]
+        known = land.city
+        # land.holder holds the foreign land in sight, tile by tile in map order (the tiles of foreign_land): per
+        # tile the owner as the kingdom's map records the city, else the holder the tile shows
+        self.foreign_holder: dict[int, str] = {i: city_owner.get(known.get(i, -1)) or holder
+                                               for i, holder in land.holder.items()}
         # Foreign camps (in sight or remembered): a camp of a kingdom at peace is closed like its land, even one
         # standing on land that has since become ours (DIPLO-020).
         self.camp_owner: dict[int, str] = {}
