@@ -720,3 +720,69 @@ def test_build_180_catapults_without_a_workshop_are_dropped() -> None:
     ctx = run(state, "production")
     assert city.queue == [] and "palisade" in city.buildings
     assert any(e.kind == "build_dropped" for e in ctx.events)
+
+
+def _grain_then_growth(state: GameState, blockaded: set[int], *, hand_over: bool) -> MonthContext:
+    """Production, grain and growth on `state`; without `hand_over` the growth phase reads a board of its own."""
+    ctx = MonthContext(state)
+    ctx.blockaded = set(blockaded)
+    cities.production_phase(ctx)
+    cities.grain_phase(ctx)
+    if not hand_over:
+        ctx.after_grain = None
+    cities.growth_phase(ctx)
+    assert ctx.after_grain is None  # used once, by the growth phase right after
+    return ctx
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(worlds())
+def test_growth_reading_the_grain_phase_board_grows_as_a_board_of_its_own(world: tuple[GameState, set[int]]) -> None:
+    """CITY-130, CITY-340: the growth phase on the grain phase's board and frames (ctx.after_grain) leaves the very
+    board, ledgers and events a board read afresh does, starved and revolted cities included."""
+    state, blockaded = world
+    twin = state.clone()
+    ctx = _grain_then_growth(state, blockaded, hand_over=True)
+    fresh = _grain_then_growth(twin, blockaded, hand_over=False)
+    assert state.state_hash() == twin.state_hash()
+    assert [(e.kind, e.text, e.data) for e in ctx.events] == [(e.kind, e.text, e.data) for e in fresh.events]
+
+
+def test_city_190_a_starved_city_grows_from_its_new_people_after_the_grain_phase() -> None:
+    """CITY-190, CITY-150: people lost in the grain phase change the land's capacity the growth phase reads (the
+    grain phase's frame, of the old people, is not used), and a revolt hands nothing over (CITY-200)."""
+    state, city = reference_state(levies=False)
+    city.grain = 4.5
+    twin = state.clone()
+    ctx = MonthContext(state)
+    ctx.blockaded = {city.id}
+    cities.grain_phase(ctx)
+    assert city.people == 14_625 and ctx.after_grain is not None
+    assert ctx.after_grain[1][city.id].people == 15_000
+    cities.growth_phase(ctx)
+    fresh = MonthContext(twin)
+    fresh.blockaded = {city.id}
+    cities.grain_phase(fresh)
+    fresh.after_grain = None
+    cities.growth_phase(fresh)
+    assert city.last["capacity"] == twin.cities[city.id].last["capacity"]
+    assert state.state_hash() == twin.state_hash()
+    rebels = make_state(axial_map({(2, 2): "G", (3, 6): "G"}))
+    add_city(rebels, "wei", (3, 6), 15_000, grain=0, capital=True)
+    town = add_city(rebels, "wei", (2, 2), 10_000, grain=0)
+    town.happiness = 30.0
+    revolt = MonthContext(rebels)
+    revolt.blockaded = {town.id}
+    cities.grain_phase(revolt)
+    assert town.owner == rd.BANDITS and revolt.after_grain is None
+
+
+def test_grain_and_growth_are_adjacent_phases() -> None:
+    """OPEN-72: the growth phase runs right after the grain phase, the one in its slot: what ctx.after_grain hands
+    over holds only so (cities.grain_phase)."""
+    from kingdoms.engine.registry import PHASE_SLOTS, PHASES, load_areas
+
+    load_areas()
+    at = PHASE_SLOTS.index("grain")
+    assert PHASE_SLOTS[at + 1] == "growth"
+    assert PHASES["grain"] == [cities.grain_phase] and PHASES["growth"] == [cities.growth_phase]

@@ -492,18 +492,31 @@ def grain_phase(ctx: MonthContext) -> None:
     state = ctx.state
     board = eco.Board.of(state)
     from_camps = {uid for uid, dan in ctx.fed.items() if dan > EPS}
-    for city in sorted(state.cities.values(), key=lambda c: c.id):
-        feed_city(ctx, city, board, from_camps)
+    frames: dict[int, eco.CityFrame] = {}
+    cities = sorted(state.cities.values(), key=lambda c: c.id)
+    owners = [c.owner for c in cities]
+    for city in cities:
+        feed_city(ctx, city, board, from_camps, frames)
+    # The growth phase comes next (registry.PHASE_SLOTS) and reads the same board: the grain phase changes no
+    # tile's holder, no improvement and no troop's tile or men (only rations), so its board and frames still
+    # hold there, unless a city went over to the bandits (its troops lost, its owner changed). A city whose
+    # people starved gets a new frame there (grow_city checks the people).
+    same = len(state.cities) == len(cities) and all(c.owner == o for c, o in zip(cities, owners, strict=True))
+    ctx.after_grain = (board, frames) if same else None
 
 
-def feed_city(ctx: MonthContext, city: City, board: eco.Board, from_camps: set[int]) -> None:
+def feed_city(ctx: MonthContext, city: City, board: eco.Board, from_camps: set[int],
+              frames: dict[int, eco.CityFrame] | None = None) -> None:
     """One city's grain order (CITY-110): harvest, troops on its land, their rations, its people; then happiness.
 
     Each city's granary is its own (SUPPLY-020): it feeds only the troops on its land, blockaded or not
-    (SUPPLY-300); grain reaches another city only by wagon (SUPPLY-050, supply.py)."""
+    (SUPPLY-300); grain reaches another city only by wagon (SUPPLY-050, supply.py). `frames` keeps the city's
+    frame, read at its start, for the growth phase."""
     state = ctx.state
     led = ledger(city, ctx.month)
     f = eco.frame(state, city, board)
+    if frames is not None:
+        frames[city.id] = f
     full = eco.harvest_of(f, eco.worked_indices(f, city.focus))
     blockaded = eco.is_blockaded(city, ctx.blockaded)
     harvest = 0.0 if blockaded else (full * 0.5 if city.restless else full)  # CITY-220, CONQ-030
@@ -574,17 +587,24 @@ def feed_city(ctx: MonthContext, city: City, board: eco.Board, from_camps: set[i
 def growth_phase(ctx: MonthContext) -> None:
     """The surplus becomes people, then each city may claim one more tile (CITY-130, CITY-340)."""
     state = ctx.state
-    board = eco.Board.of(state)
+    kept, ctx.after_grain = ctx.after_grain, None
+    if kept is not None and kept[0].state is state:  # the grain phase's, just before (grain_phase says why it holds)
+        board, frames = kept
+    else:
+        board, frames = eco.Board.of(state), {}
     for city in sorted(state.cities.values(), key=lambda c: c.id):
-        grow_city(ctx, city, board)
+        grow_city(ctx, city, board, frames.get(city.id))
 
 
-def grow_city(ctx: MonthContext, city: City, board: eco.Board) -> None:
-    """Growth from this month's surplus (CITY-120..170, OPEN-56), then land follows people (OPEN-55)."""
+def grow_city(ctx: MonthContext, city: City, board: eco.Board, f: eco.CityFrame | None = None) -> None:
+    """Growth from this month's surplus (CITY-120..170, OPEN-56), then land follows people (OPEN-55).
+
+    `f`: the city's frame from the grain phase, used while its people are as they were then."""
     state = ctx.state
     led = ledger(city, ctx.month)
     blockaded = eco.is_blockaded(city, ctx.blockaded)
-    f = eco.frame(state, city, board)
+    if f is None or f.city is not city or f.people != city.people:
+        f = eco.frame(state, city, board)
     capacity = eco.capacity_of(f)
     surplus = led["harvest"] - led["people_need"] - led["troops_ate"]  # CITY-120
     led["surplus"] = surplus

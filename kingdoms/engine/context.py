@@ -91,6 +91,9 @@ class MonthContext:
         self.start_camps: frozenset[int] = frozenset(state.camps)  # camps standing when the month began
         #: the memory phase's sight of each living kingdom on the month's final board (MonthResult.sights)
         self.sights: dict[str, Any] = {}
+        #: (eco.Board, {city id: eco.CityFrame}) the grain phase read, handed to the growth phase right after it
+        #: (cities.grain_phase / growth_phase say when it holds); None when there is none to hand over
+        self.after_grain: tuple[Any, dict[int, Any]] | None = None
         self._rngs: dict[str, np.random.Generator] = {}
 
     def rng(self, purpose: str) -> np.random.Generator:
