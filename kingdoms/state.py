@@ -17,6 +17,7 @@ import weakref
 from collections.abc import Container
 from dataclasses import dataclass, field
 from dataclasses import fields as dataclass_fields
+from itertools import compress
 from typing import Any
 
 import numpy as np
@@ -404,29 +405,33 @@ class _NotPlain(Exception):
 
 def _sorted_json(data: dict[Any, Any]) -> Json:
     """A copy of a JSON dict with the keys of every dict in it in sorted order, as json.dumps(sort_keys=True) writes
-    them; lists and dicts holding no dict or list are sorted in C, the rest walked. The keys are sorted alone (all
-    strings: the sort's fast string compare, not a compare of (key, value) pairs) and the values looked up in C."""
-    if set(map(type, data)) - {str}:
+    them (an empty dict as it is). The keys are sorted alone (all strings: the sort's fast string compare, not a
+    compare of (key, value) pairs) and the values looked up in C; only the values that are dicts or lists are
+    walked, picked out in C (most are numbers or strings), and a list holding no dict or list is kept as it is."""
+    if not data:
+        return data
+    if not _ONLY_STR.issuperset(map(type, data)):
         raise _NotPlain
     keys = sorted(data)
     values = list(map(data.__getitem__, keys))
-    kinds = set(map(type, values))
-    if dict in kinds or list in kinds or tuple in kinds:
-        values = [_sorted_json(v) if type(v) is dict else _sorted_items(v) if type(v) in _SEQUENCES else v
-                  for v in values]
-    return dict(zip(keys, values, strict=True))
+    out = dict(zip(keys, values, strict=True))
+    if not _CONTAINERS.isdisjoint(map(type, values)):
+        for key in compress(keys, map(_CONTAINERS.__contains__, map(type, values))):
+            value = out[key]
+            out[key] = _sorted_json(value) if type(value) is dict else _sorted_items(value)
+    return out
 
 
 _SEQUENCES = (list, tuple)
+_CONTAINERS = frozenset((dict, list, tuple))  # the JSON values _sorted_json walks into (exact types)
+_ONLY_STR = frozenset((str,))
 
 
 def _sorted_items(items: list[Any] | tuple[Any, ...]) -> list[Any] | tuple[Any, ...]:
     """`_sorted_json` inside a list: the list itself when it holds no dict or list (most do not)."""
-    kinds = set(map(type, items))
-    if dict in kinds or list in kinds or tuple in kinds:
-        return [_sorted_json(v) if type(v) is dict else _sorted_items(v) if type(v) in (list, tuple) else v
-                for v in items]
-    return items
+    if _CONTAINERS.isdisjoint(map(type, items)):
+        return items
+    return [_sorted_json(v) if type(v) is dict else _sorted_items(v) if type(v) in _SEQUENCES else v for v in items]
 
 
 def _by_text_key(table: dict[Any, Any]) -> dict[Any, Any]:

@@ -117,3 +117,19 @@ def test_fast_canonical_json_is_the_plain_text_or_steps_aside(monkeypatch: pytes
         _same_as_to_dict(state)
         assert state.stored_form() == _plain_form(state)
         assert len(plain_calls) > before  # it stepped aside
+
+
+def test_sorted_json_sorts_every_dict_it_walks_into_and_refuses_a_key_that_is_no_string() -> None:
+    """_sorted_json (the hash text's free JSON): keys sorted at every depth, inside lists and tuples of dicts too,
+    as json.dumps(sort_keys) writes them; lists of plain values and empty dicts kept as they are; a key that is not
+    a string at any depth makes it step aside (_NotPlain), however deep."""
+    plain = [1, "a", None]
+    data = {"b": {"z": 1, "y": [{"d": 1, "c": (2, {"f": 0, "e": 1})}]}, "a": plain, "c": {}, "10": 1.5, "9": True}
+    out = state_module._sorted_json(data)
+    assert json.dumps(out) == json.dumps(data, sort_keys=True)
+    assert list(out) == ["10", "9", "a", "b", "c"] and list(out["b"]) == ["y", "z"]
+    assert out["a"] is plain and out["c"] == {}
+    assert state_module._sorted_json({}) == {}
+    for bad in ({"x": [{"k": {3: "three"}}]}, {"x": ({"ok": 1}, {None: 1})}, {2: "two"}):
+        with pytest.raises(state_module._NotPlain):
+            state_module._sorted_json(bad)
