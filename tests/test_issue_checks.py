@@ -75,6 +75,29 @@ def test_intel_010_caution_sight_keeps_the_board_it_was_made_on() -> None:
     assert all(now.sees(gm, *gm.tile(i)) == before.sees(gm, *gm.tile(i)) for i in range(gm.size))
 
 
+def test_intel_010_caution_sight_keeps_the_land_it_was_made_on() -> None:
+    """INTEL-010: the own land (worked out only when a tile no troop sees is asked of) is the land when the sight
+    was made: taking the city's land away, or the city itself, afterwards changes no answer."""
+    s = open_world()
+    city = add_city(s, "wei", (3, 6))
+    gm = s.map
+    s.owner[gm.index(10, 6)] = city.id  # a tile of its land far from it: seen through the land alone
+    before = sight_of(s, "wei")
+    for change in ("owner", "city"):
+        now = SightProbe(s, "wei")
+        if change == "owner":
+            held = s.owner.copy()
+            s.owner[:] = -1
+        else:
+            city.owner = "shu"
+        assert all(now.sees(gm, *gm.tile(i)) == before.sees(gm, *gm.tile(i)) for i in range(gm.size))
+        if change == "owner":
+            s.owner[:] = held
+        else:
+            city.owner = "wei"
+    assert before.sees(gm, 11, 6) and not SightProbe(s, "wei").sees(gm, 13, 6)
+
+
 def test_check_caution_notes_out_of_sight_unchanged(tmp_path: Path) -> None:
     """INTEL-010: a move to a tile out of sight still carries its note (the caution reads the sight above)."""
     s = open_world()

@@ -22,7 +22,7 @@ import numpy as np
 
 from kingdoms import ruledata as rd
 from kingdoms.gamemap import GameMap
-from kingdoms.hexgrid import hex_len, offset_cols, spiral
+from kingdoms.hexgrid import flat_index, hex_len, offset_cols, spiral
 from kingdoms.state import GameState
 
 #: Cache of neighbourhood tables by map layout: (width, height) -> {radius: (n, m) int32 table}. A table reads
@@ -163,25 +163,49 @@ class SightProbe:
     """One kingdom's `visible` (compute_sight's, INTEL-010) on a board as it stands when this is made, asked a
     tile at a time: an issue-time check asks of a few tiles, and a whole mask costs more than they do.
 
-    Keeps each sight source's tile and radius and the own land when made, so later changes of the board change
-    no answer (as a mask made now would not change).
+    Keeps each sight source's tile and radius, and what its own land is made of (the ownership array, copied,
+    and which cities are its own), when made, so later changes of the board change no answer (as a mask made
+    now would not change). The own land's mask is worked out only when a tile no source sees is asked of.
     """
 
-    __slots__ = ("_spots", "_land", "_border")
+    __slots__ = ("_spots", "_held", "_table", "_land", "_border")
 
     def __init__(self, state: GameState, kingdom: str) -> None:
         gm = state.map
         kd = state.kingdoms.get(kingdom)
         self._spots: list[tuple[int, int, int]] = []  # (q, r, radius): a tile is in sight within radius of one
-        self._land = np.zeros(gm.size + 1, dtype=bool)  # the last: where an off-the-map neighbour lands
+        self._held: np.ndarray | None = None  # the ownership array and the city table when made (no land: None)
+        self._table: np.ndarray | None = None
+        self._land: np.ndarray | None = None  # the own land, made from those on first need (+1: off the map)
         self._border = rd.SIGHT["border"]
         if kd is None or kd.eliminated:
             return
-        near, far, spy, lifted = (tiles[0] for tiles in _sources(state, [kingdom]))
-        for tiles, radius in ((near, rd.SIGHT["troop"]), (far, rd.SIGHT["scout"]), (spy, rd.SIGHT["spy"]),
-                              (lifted, rd.SIGHT["city"])):
-            self._spots.extend((*gm.tile(i), radius) for i in tiles)
-        self._land[:-1] = _city_kingdom_table(state, [kingdom])[state.owner] == 0
+        # the sources _sources lists, by their tiles: a unit off the map is none, a city's or a spy's host city's
+        # tile is its own (gm.tile of its flat index), each with its kind's radius
+        add = self._spots.append
+        width, height = gm.width, gm.height
+        troop, scout, agent = rd.SIGHT["troop"], rd.SIGHT["scout"], rd.SIGHT["spy"]
+        for unit in state.units.values():
+            if unit.owner != kingdom:
+                continue
+            q, r = unit.q, unit.r
+            if flat_index(q, r, width, height) < 0:
+                continue
+            kind = unit.type
+            add((q, r, scout if kind == "scout" else agent if kind == "spy" else troop))
+        for city in state.cities.values():
+            if city.owner == kingdom:
+                add(_on_map(gm, city.q, city.r, troop))
+        lifted = rd.SIGHT["city"]
+        for spy in state.spies:
+            if spy.owner != kingdom:
+                continue
+            inside = state.cities.get(spy.city_id)
+            if inside is None or inside.owner == spy.owner:
+                continue  # a counter-spy in an own city adds nothing to the city's own sight
+            add(_on_map(gm, inside.q, inside.r, lifted))
+        self._held = state.owner.copy()
+        self._table = _city_kingdom_table(state, [kingdom])
 
     def sees(self, gm: GameMap, q: int, r: int) -> bool:
         """True when tile (q, r) is in sight (Sight.sees)."""
@@ -190,7 +214,18 @@ class SightProbe:
             return False
         if any(hex_len(q - sq, r - sr) <= radius for sq, sr, radius in self._spots):
             return True
-        return bool(self._land[neighbourhood(gm, self._border)[i]].any())
+        land = self._land
+        if land is None:
+            land = self._land = np.zeros(gm.size + 1, dtype=bool)  # the last: where an off-the-map neighbour lands
+            if self._held is not None and self._table is not None:
+                land[:-1] = self._table[self._held] == 0
+        return bool(land[neighbourhood(gm, self._border)[i]].any())
+
+
+def _on_map(gm: GameMap, q: int, r: int, radius: int) -> tuple[int, int, int]:
+    """(q, r, radius) for a source at (q, r): the tile gm.tile gives of its flat index (itself, on the map)."""
+    i = gm.index(q, r)
+    return (q, r, radius) if i >= 0 else (*gm.tile(i), radius)
 
 
 def sight_of(state: GameState, kingdom: str) -> Sight:
