@@ -6,6 +6,7 @@ Shu town "Xiangyang" of 15,000 on (8,6)); every figure is worked from the rules 
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from kingdoms import ruledata as rd
@@ -382,6 +383,24 @@ def test_diplo_020_land_and_camps_closed_at_peace_agents_cross():
     city = town(state)
     city.owner = rd.BANDITS
     assert closed_by(state, "wu", *WEST) is None
+
+
+def test_diplo_020_closed_land_follows_the_wars_of_the_moment():
+    """DIPLO-020, BANDIT-020: the board's closed tiles (pathing._closed_land, kept per map) are the impassable
+    ones plus the land of kingdoms at peace with the unit's, asked again after a war is declared or peace made
+    in the month; bandits find nothing closed."""
+    from kingdoms.engine.pathing import _closed_land, net_of
+
+    state = world(war=False)
+    net = net_of(state.map)
+    shu = [c.id for c in state.cities.values() if c.owner == "shu"]
+    land = bytes((np.isin(state.owner, shu) | np.frombuffer(net.impassable, dtype=bool)).view(np.uint8))
+    assert shu and land != net.impassable
+    for wars, closed in (([], land), ([["shu", "wei"]], net.impassable), ([], land)):
+        state.wars[:] = wars
+        assert _closed_land(state, "wei", net) == closed
+        assert state.at_war("wei", "shu") == (closed == net.impassable)
+    assert _closed_land(state, rd.BANDITS, net) == net.impassable
 
 
 def test_diplo_040_open_76_units_on_closed_land_are_expelled():

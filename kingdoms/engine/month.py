@@ -64,11 +64,12 @@ def run_order(ctx: MonthContext, kingdom: str, order: Any) -> str:
     rule = VERBS.get(order.action)
     if rule is None:
         raise OrderFailed("not_available", f"{order.action} is not part of this game yet")
-    broken = [uid for uid in order_units(order) if uid in ctx.broken]
+    uids = order_units(order)
+    broken = [uid for uid in uids if uid in ctx.broken]
     if broken and order.action != "disband" and not ctx.scratch:  # a preview's fight is only an estimate
         raise OrderFailed("broken", f"#{broken[0]} broke in a fight earlier this month and fell back: it carries out "
                                     "no more orders this month and is yours to move again next month")
-    for uid in order_units(order):
+    for uid in uids:
         ctx.ordered.add(uid)
         unit = ctx.state.units.get(uid)
         if unit is not None and unit.owner == kingdom and order.action != "split":

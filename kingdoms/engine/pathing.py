@@ -375,7 +375,12 @@ def _closed_land(state: GameState, owner: str, net: _Net) -> bytes:
     Kept per map for the last few (closed cities, closed camps, ownership array) seen: the boards of a
     kingdom's units in one phase share it, and any change of ownership, of camps or of peace makes a new one.
     """
-    peace = {k for k in state.kingdoms if k != owner and not state.at_war(owner, k)}
+    if owner == rd.BANDITS:
+        return net.impassable  # bandits fight everyone (BANDIT-020): no land is at peace with them
+    # state.at_war, written out: bandits are at war with all, kingdoms when their sorted pair is in `wars`
+    wars = state.wars
+    peace = {k for k in state.kingdoms if k != owner and k != rd.BANDITS
+             and not (wars and ([owner, k] if owner < k else [k, owner]) in wars)}
     if not peace:
         return net.impassable
     held = state.owner
