@@ -181,7 +181,7 @@ def map_info(gm: GameMap) -> MapInfo:
         mi = MapInfo(
             gm=gm, n=n, width=gm.width, height=gm.height, q=gm.q_of.astype(np.int32), r=gm.r_of.astype(np.int32),
             qs=tuple(gm.q_of.tolist()), rs=tuple(gm.r_of.tolist()),
-            nbr=nbr, nbr_list=tuple(tuple(int(j) for j in row if j >= 0) for row in gm.nbr),
+            nbr=nbr, nbr_list=tuple(tuple(j for j in row if j >= 0) for row in gm.nbr.tolist()),
             terrain=gm.terrain, food=gm.food.astype(np.int32), prod=gm.prod.astype(np.int32),
             move_cost=gm.move_cost.astype(np.int32), crossing=(gm.river & ~gm.bridge), passable=gm.move_cost > 0,
             land=gm.is_land, water_class=gm.water_class, hop=hop, via=via,
@@ -212,8 +212,8 @@ def distance_field(mi: MapInfo, sources: Iterable[int], enter_cost: np.ndarray, 
         return np.full(n, INF)
     graph = mi._graphs.get(costs)
     if graph is None:  # the step graph of these costs, shared by every field over them (a month's few costs)
-        weight = np.take(enter_cost, mi.edge_to).astype(np.float64, copy=False)
-        weight[weight >= INF / 2] = np.inf  # a blocked tile is never entered
+        # a blocked tile is never entered (inf), marked once a tile rather than once a step onto it
+        weight = np.where(enter_cost >= INF / 2, np.inf, enter_cost).astype(np.float64, copy=False)[mi.edge_to]
         # the map's step graph with these weights: a shallow copy of its structure (checked once, when built)
         graph = copy.copy(mi.steps)
         graph.data = weight
