@@ -69,6 +69,10 @@ def test_components_started_from_earlier_areas_give_the_fresh_labels() -> None:
             assert np.array_equal(components(mi, grown, prior), components(mi, grown)), (seed, trial)
             assert np.array_equal(components(mi, grown, prior), flood_labels(mi, grown)), (seed, trial)
             assert np.array_equal(components(mi, before, prior), prior[1]), (seed, trial)
+            # only river tiles opened since: the hops over them are the new edges (each joining two old areas)
+            shut = grown & ~(mi.crossing & (rng.random(mi.n) < 0.7))
+            prior = (shut, components(mi, shut))
+            assert np.array_equal(components(mi, grown, prior), flood_labels(mi, grown)), (seed, trial)
 
 
 def test_site_ceilings_are_never_below_the_site_report() -> None:

@@ -100,6 +100,8 @@ class MapInfo:
     pair_from: np.ndarray
     pair_to: np.ndarray
     pair_via: np.ndarray
+    pair_at: np.ndarray  # (n, k): per tile, the pairs (indices into pair_from...) it ends or is the river tile of,
+    # padded with len(pair_from)
     steps: csr_matrix  # the step graph (edge_to, edge_start) with unit weights: distance_field's template
     _dist: dict[int, np.ndarray] = field(default_factory=dict)
     _within: dict[tuple[int, int], np.ndarray] = field(default_factory=dict)
@@ -178,6 +180,18 @@ def map_info(gm: GameMap) -> MapInfo:
         once = hop_to < hop_from
         edge_start = np.concatenate(([0], np.cumsum(on_map.sum(axis=1)))).astype(np.int32)
         edge_to = nbr[on_map].astype(np.int32)
+        pair_from, pair_to, pair_via = hop_from[once], hop_to[once], via[hop_from, hop_dir][once]
+        # per tile, the pairs it ends or is the river tile of: a row each, padded with the count of pairs
+        n_pairs = pair_from.size
+        hopped = np.flatnonzero(pair_via < n)
+        tile_of = np.concatenate((pair_from, pair_to, pair_via[hopped]))
+        pair_of = np.concatenate((np.arange(n_pairs), np.arange(n_pairs), hopped))
+        order = np.argsort(tile_of, kind="stable")
+        tile_of, pair_of = tile_of[order], pair_of[order]
+        first = np.searchsorted(tile_of, np.arange(n))
+        column = np.arange(tile_of.size) - first[tile_of]
+        pair_at = np.full((n, int(column.max(initial=-1)) + 1), n_pairs, dtype=np.int64)
+        pair_at[tile_of, column] = pair_of
         mi = MapInfo(
             gm=gm, n=n, width=gm.width, height=gm.height, q=gm.q_of.astype(np.int32), r=gm.r_of.astype(np.int32),
             qs=tuple(gm.q_of.tolist()), rs=tuple(gm.r_of.tolist()),
@@ -187,7 +201,7 @@ def map_info(gm: GameMap) -> MapInfo:
             land=gm.is_land, water_class=gm.water_class, hop=hop, via=via,
             nbr_cols=tuple(np.ascontiguousarray(nbr[:, k]) for k in range(6)),
             edge_to=edge_to, edge_start=edge_start,
-            pair_from=hop_from[once], pair_to=hop_to[once], pair_via=via[hop_from, hop_dir][once],
+            pair_from=pair_from, pair_to=pair_to, pair_via=pair_via, pair_at=pair_at,
             steps=csr_matrix((np.ones(len(edge_to)), edge_to, edge_start), shape=(n, n)),
         )
         _MAPS[gm] = mi
@@ -236,18 +250,46 @@ def components(mi: MapInfo, open_: np.ndarray, prior: tuple[np.ndarray, np.ndarr
     the other (steps and hops work both ways, so the areas are symmetric). Found by gamemap.smallest_roots over the
     edge list (numpy union-find). `prior`: (open tiles, their labels) from an earlier call; when those open tiles
     are a subset of `open_` (the usual month: explored ground only grows), the union-find starts from their areas,
-    which every edge of theirs is still in, and only new edges join anything (the same labels, fewer rounds).
+    which every edge of theirs is still in, and only new edges join anything (the same labels): those are the
+    edges touching a newly opened tile (mi.pair_at), joined over the areas they meet (_grown).
     """
     n = mi.n
     nodes = open_ & ~mi.crossing
+    if prior is not None and not (prior[0] & ~open_).any():
+        return _grown(mi, open_, nodes, prior[0], prior[1])
     open_ext = np.append(open_, False)  # a plain step's via (n) reads False
     src, dst, via = mi.pair_from, mi.pair_to, mi.pair_via
     edge = nodes[src] & nodes[dst] & ((via == n) | open_ext[via])
-    start = None
-    if prior is not None and not (prior[0] & ~open_).any():
-        start = np.where(prior[1] >= 0, prior[1], np.arange(n))
-    parent = smallest_roots(n, src[edge], dst[edge], start)
+    parent = smallest_roots(n, src[edge], dst[edge])
     return np.where(nodes, parent, -1)
+
+
+def _grown(mi: MapInfo, open_: np.ndarray, nodes: np.ndarray, old_open: np.ndarray, old: np.ndarray) -> np.ndarray:
+    """components of `open_` from the labels `old` of its subset `old_open`. An edge open now and not then touches
+    a newly opened tile (an end or its river tile), so only those few are read: the old areas and the new tiles
+    they join are merged by smallest_roots over just those parts, each part's label its smallest member (the
+    labels components gives: an area's smallest tile)."""
+    n = mi.n
+    fresh = np.flatnonzero(open_ & ~old_open)
+    if not fresh.size:
+        return old
+    cand = mi.pair_at[fresh].ravel()
+    cand = cand[cand < mi.pair_from.size]  # (a pair touching two new tiles comes twice: the same edge twice)
+    src, dst, via = mi.pair_from[cand], mi.pair_to[cand], mi.pair_via[cand]
+    edge = nodes[src] & nodes[dst] & ((via == n) | open_[np.minimum(via, n - 1)])
+    out = old.copy()
+    new_nodes = fresh[nodes[fresh]]
+    out[new_nodes] = new_nodes  # a newly opened tile starts as an area of its own
+    src, dst = src[edge], dst[edge]
+    if src.size:
+        parts, ends = np.unique(out[np.concatenate((src, dst))], return_inverse=True)  # the areas the edges meet
+        joined = smallest_roots(parts.size, ends[:src.size], ends[src.size:])  # parts sorted: smallest = smallest
+        if (joined != np.arange(parts.size)).any():
+            relabel = np.arange(n + 1)
+            relabel[n] = -1  # a closed tile's -1 reads the last slot
+            relabel[parts] = parts[joined]
+            out = relabel[out]
+    return out
 
 
 # --- the kingdom's picture of the world -----------------------------------------------------------------------------
