@@ -32,3 +32,25 @@ def test_intel_050_believed_map_lists_equal_the_arrays_and_share_the_true_maps_l
         assert map_lists(bm) is map_lists(bm)
         fresh = gm.with_ground(bm.terrain.copy(), bm.river.copy(), bm.bridge.copy())  # not a believed map
         assert map_lists(fresh) == map_lists(bm) and map_lists(fresh)[2] is not rs
+
+
+def test_intel_050_believed_net_rows_marked_own_where_a_neighbours_cost_differs():
+    """INTEL-050: a believed map's net marks as its own (own_row, made on first use) exactly the tiles with a
+    neighbour whose move cost differs from the true map's, the same bytes on a second read; its impassable tiles,
+    unbridged rivers and ways are the believed ground's, not the true map's."""
+    from kingdoms.engine.pathing import net_of
+
+    gm = _true_map()
+    rng = np.random.default_rng(11)
+    for share in (0.0, 0.3, 0.7, 0.95):
+        bm = believed_map(gm, rng.random(gm.size) < share)
+        net = net_of(bm)
+        nbr = gm.nbr.tolist()
+        differs = [int(a) != int(b) for a, b in zip(bm.move_cost, gm.move_cost, strict=True)]
+        want = bytes(int(any(v >= 0 and differs[v] for v in nbr[u])) for u in range(gm.size))
+        assert net._own_row() == want and net._own_row() is net._own_row()
+        assert net.impassable == bytes(int(c <= 0) for c in bm.move_cost.tolist())
+        assert net.river == bytes(int(r and not b) for r, b in zip(bm.river.tolist(), bm.bridge.tolist(), strict=True))
+        for u in (0, gm.size // 2, gm.size - 1):
+            assert net.ways[u] == tuple((v, b, int(bm.move_cost[v])) for v, b in net.beyond[u])
+

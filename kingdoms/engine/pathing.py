@@ -134,8 +134,10 @@ class _Net:
     nbr_arr: np.ndarray  # gamemap.nbr: (n, 6), -1 off the map
     nbr_index: np.ndarray  # the same as intp: numpy's fancy indexing is several times slower with int32 indices
     steps_all: tuple[tuple[_Edge, ...], ...]  # the true map's rows as (neighbour, cost), no crossing split off
-    own_row: bytes  # a believed map: 1 where a tile's row differs from the true map's (a neighbour's cost does)
+    own_row: list[bytes]  # a believed map: 1 where a tile's row differs from the true map's (a neighbour's cost
+    # does), made on first use (_own_row: only a split reads it, and a third of believed maps are never searched)
     cost_arr: np.ndarray  # the move cost per tile as an array, 0 where none may enter (`cost`)
+    true_cost: np.ndarray  # the true map's cost_arr (this one's on a true map)
     plain: bool = False  # a believed map (engine.belief): searched with the plain hex-distance heuristic only
 
     def split(self, crossing: bytearray) -> Split:
@@ -147,7 +149,7 @@ class _Net:
             if len(self.splits) >= 16:
                 del self.splits[next(iter(self.splits))]
             # a row with the true map's steps and no crossing beside it is the true map's, all ordinary steps
-            own = _beside(self.nbr_index, np.flatnonzero(np.frombuffer(key, dtype=np.uint8)), self.own_row)
+            own = _beside(self.nbr_index, np.flatnonzero(np.frombuffer(key, dtype=np.uint8)), self._own_row())
             out = self.splits[key] = (_PlainRows(own, key, self.beyond, self.cost, self.steps_all),
                                       _RiverRows(own, key, self.beyond, self.cost))
         if out is None:
@@ -174,6 +176,13 @@ class _Net:
                 del self.splits[next(k for k in self.splits if k != self.river)]
             out = self.splits[key] = (tuple(plain_rows), tuple(river_rows))
         return out
+
+    def _own_row(self) -> bytes:
+        """`own_row`, worked out the first time it is read: the tiles beside one whose cost differs from the true
+        map's (on a true map none)."""
+        if not self.own_row:
+            self.own_row.append(_beside(self.nbr_index, np.flatnonzero(self.cost_arr != self.true_cost)))
+        return self.own_row[0]
 
 
 _T = TypeVar("_T")
@@ -333,8 +342,9 @@ def _true_net(gm: GameMap) -> _Net:
         nbr_arr=gm.nbr,
         nbr_index=gm.nbr.astype(np.intp),
         steps_all=tuple(tuple([pairs[v] for v in row if v >= 0]) for row in nbr_rows),
-        own_row=bytes(gm.size),
+        own_row=[bytes(gm.size)],
         cost_arr=cost_arr,
+        true_cost=cost_arr,
     )
 
 
@@ -342,27 +352,26 @@ def _believed_net(gm: GameMap, true: GameMap) -> _Net:
     """The net of a believed map (derived_map): the true map's layout, and its rows wherever the ground around a
     tile is the same; the other rows are made when a search first reaches them."""
     base = net_of(true)
-    layout, base_ways = base.beyond, base.ways
-    clipped = np.maximum(gm.move_cost, 0)
-    # a row is the true map's where no neighbour's cost differs (the explored ground: most searches' rows)
-    own_row = _beside(base.nbr_index, np.flatnonzero(clipped != base.cost_arr))
-    impassable = gm.move_cost <= 0
+    clipped = gm.move_cost  # never below 0 (an impassable terrain's is 0, gamemap._MOVE): the true net's np.maximum
+    impassable = clipped == 0
     max_cost = max(int(clipped.max(initial=1)), 1)
     # read per tile when rows are made: bytes (made at once) when every cost fits in one, else a list
     cost: Sequence[int] = clipped.astype(np.uint8).tobytes() if max_cost <= 255 else clipped.tolist()
+    layout = base.beyond
 
-    def way_row(u: int) -> tuple[_Way, ...]:
-        return tuple([(v, b, cost[v]) for v, b in layout[u]]) if own_row[u] else base_ways[u]
+    def way_row(u: int) -> tuple[_Way, ...]:  # not read by the search (a believed map's split makes its own rows)
+        return tuple([(v, b, cost[v]) for v, b in layout[u]])
 
     return _Net(
         width=gm.width, nbr=base.nbr, cost=cost, q=base.q, r=base.r,
         impassable=impassable.view(np.uint8).tobytes(),  # a bool array's bytes are its 0/1 as uint8
-        river=(gm.river & ~gm.bridge).astype(np.uint8).tobytes(),
+        river=(gm.river > gm.bridge).view(np.uint8).tobytes(),  # unbridged river tiles
         ways=_Rows(way_row), beyond=layout,
         max_cost=max_cost, q_arr=base.q_arr, r_arr=base.r_arr,
         impassable_arr=impassable, zeros=base.zeros, splits={}, weights={}, rings=base.rings,
         ring_tables=base.ring_tables, landmarks=[], closed={}, routes={}, nbr_arr=base.nbr_arr,
-        nbr_index=base.nbr_index, steps_all=base.steps_all, own_row=own_row, cost_arr=clipped, plain=True,
+        nbr_index=base.nbr_index, steps_all=base.steps_all, own_row=[], cost_arr=clipped, true_cost=base.cost_arr,
+        plain=True,
     )
 
 
