@@ -201,7 +201,7 @@ class GameMap:
         self._classify_water(layout, *self._label_water(layout))
         for arr in (self.terrain, self.river, self.bridge, self.food, self.prod, self.move_cost, self.defence,
                     self.is_land, self.body, self.water_class):
-            arr.flags.writeable = False
+            arr.setflags(write=False)  # as flags.writeable = False, without making a flags object each time
 
     # --- construction -------------------------------------------------------------------------------
 

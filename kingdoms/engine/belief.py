@@ -151,10 +151,10 @@ def believed_state(state: GameState, kingdom: str, sight: Sight | None = None,
     for cid, city in board.cities.items():
         board_city[cid - lo] = 2 if city.owner == kingdom else 1
     code = board_city[true_owner - lo]
-    keep = (code == 2) | ((code == 1) & sight.visible)
+    keep = (code + sight.visible) >= 2  # an own city's land (2), or a foreign one's (1) in sight (+1)
     if keep_centres:
         keep[keep_centres] = code[keep_centres] != 0
-    owner = np.where(keep, true_owner, FREE).astype(np.int32)
+    owner = np.where(keep, true_owner, FREE).astype(np.int32, copy=False)
     # Land in sight shows as its holder's, as inspect_tile shows it (DIPLO-020, INTEL-050): where the city is not
     # on the board (unknown) or the board remembers it in other hands, the tile carries the holder's code.
     in_sight = np.zeros(hi - lo + 1, dtype=bool)
@@ -175,7 +175,4 @@ def believed_state(state: GameState, kingdom: str, sight: Sight | None = None,
     for camp in board.camps.values():
         if camp.owner != kingdom and not sight.watches(gm, camp.q, camp.r):
             camp.grain = 0.0
-    for kid, kd in board.kingdoms.items():
-        if kid != kingdom:
-            kd.memory = {}
-    return board
+    return board  # the other kingdoms' memory is left empty by the clone (memory_of)
