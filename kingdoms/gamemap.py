@@ -76,16 +76,13 @@ def _layout(width: int, height: int, nbr: np.ndarray) -> _Layout:
     return got
 
 
-def smallest_roots(n: int, src: np.ndarray, dst: np.ndarray, start: np.ndarray | None = None) -> np.ndarray:
+def smallest_roots(n: int, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
     """Connected parts of the graph of `n` nodes with edges src[k]-dst[k]: each node's part as its smallest node.
 
     Union-find in numpy: each round hooks the larger root of every edge still split onto the smaller one, then
     flattens the trees; a few rounds however large the graph (water bodies here, march areas in ai.common).
-    `start`: a flat forest to begin from instead of every node on its own (each node pointing at a root that is
-    no larger and lies in its part, roots pointing at themselves; e.g. the parts of a subgraph): the answer is
-    the same, since a part's root only ever falls to its smallest node; the edges it already joins cost nothing.
     """
-    parent = np.arange(n) if start is None else start.copy()
+    parent = np.arange(n)
     while src.size:
         pu, pv = parent[src], parent[dst]
         split = pu != pv

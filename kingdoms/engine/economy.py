@@ -394,8 +394,7 @@ def capacity_of(f: CityFrame) -> int:
     Kept on the frame."""
     got = f.memo.get("capacity")
     if got is None:
-        centre, occupied = f.centre, f.occupied
-        everything = [i for i in f.tiles if i != centre and i not in occupied]
+        everything = _orders(f)[0]  # every workable tile (not the centre, not occupied); the food sum is of ints
         got = f.memo["capacity"] = round_half_up(harvest_of(f, everything) * 1000 / rd.PEOPLE_EAT_PER_1000)
     return got
 
