@@ -105,7 +105,8 @@ def calibrate(rounds: int = 7) -> float:
 def _warm_imports() -> None:
     """Import what a game loads on first use (the AI levels, the engine areas), so no timing pays for it."""
     import kingdoms.ai
-    import kingdoms.ai.hard  # noqa: F401
+    import kingdoms.ai.hard
+    import kingdoms.setup  # noqa: F401  (time_game's set-up: without it, --profile's report starts with an import)
     from kingdoms.engine.registry import load_areas
 
     load_areas()
