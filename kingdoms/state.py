@@ -405,21 +405,40 @@ class _NotPlain(Exception):
 
 def _sorted_json(data: dict[Any, Any]) -> Json:
     """A copy of a JSON dict with the keys of every dict in it in sorted order, as json.dumps(sort_keys=True) writes
-    them (an empty dict as it is). The keys are sorted alone (all strings: the sort's fast string compare, not a
-    compare of (key, value) pairs) and the values looked up in C; only the values that are dicts or lists are
-    walked, picked out in C (most are numbers or strings), and a list holding no dict or list is kept as it is."""
+    them (an empty dict as it is). A state's thousands of dicts hold a few dozen key sets: the copy is a kept dict of
+    the same keys in sorted order (`_SORTED_KEYS`) updated with `data`'s values, which leaves its order as it is
+    (in C, no sort); only the values that are dicts or lists are walked, picked out in C (most are numbers or
+    strings), and a list holding no dict or list is kept as it is."""
     if not data:
         return data
-    if not _ONLY_STR.issuperset(map(type, data)):
-        raise _NotPlain
-    keys = sorted(data)
-    values = list(map(data.__getitem__, keys))
-    out = dict(zip(keys, values, strict=True))
-    if not _CONTAINERS.isdisjoint(map(type, values)):
-        for key in compress(keys, map(_CONTAINERS.__contains__, map(type, values))):
+    size = len(data)
+    keys = _SORTED_KEYS.get((size, next(iter(data))))
+    out = keys | data if keys is not None else None
+    if out is None or len(out) != size:  # no kept dict, or one of other keys: `data` has a key it lacks
+        out = _sorted_keys(data) | data
+    if not _CONTAINERS.isdisjoint(map(type, out.values())):
+        for key in list(compress(out, map(_CONTAINERS.__contains__, map(type, out.values())))):
             value = out[key]
             out[key] = _sorted_json(value) if type(value) is dict else _sorted_items(value)
     return out
+
+
+#: (number of keys, first key) of a dict -> a dict of the keys of the last such dict `_sorted_json` saw, in sorted
+#: order (values None). Never stale: a dict whose keys differ from the kept one's (the update then makes it longer)
+#: makes its own. Only string keys (exact type) are kept; emptied when it grows past _SORTED_KEY_SETS (id-keyed
+#: dicts make new key sets as a game goes on).
+_SORTED_KEYS: dict[tuple[int, Any], dict[str, None]] = {}
+_SORTED_KEY_SETS = 2048
+
+
+def _sorted_keys(data: dict[Any, Any]) -> dict[str, None]:
+    """Make and keep `_SORTED_KEYS`' entry for the keys of `data`; _NotPlain when a key is not a string."""
+    if not _ONLY_STR.issuperset(map(type, data)):
+        raise _NotPlain
+    if len(_SORTED_KEYS) >= _SORTED_KEY_SETS:
+        _SORTED_KEYS.clear()
+    keys = _SORTED_KEYS[(len(data), next(iter(data)))] = dict.fromkeys(sorted(data))
+    return keys
 
 
 _SEQUENCES = (list, tuple)

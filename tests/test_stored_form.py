@@ -133,3 +133,21 @@ def test_sorted_json_sorts_every_dict_it_walks_into_and_refuses_a_key_that_is_no
     for bad in ({"x": [{"k": {3: "three"}}]}, {"x": ({"ok": 1}, {None: 1})}, {2: "two"}):
         with pytest.raises(state_module._NotPlain):
             state_module._sorted_json(bad)
+
+
+def test_sorted_json_kept_key_orders_are_never_those_of_other_keys() -> None:
+    """_sorted_json keeps each key set's sorted order by (size, first key): a dict with the same size and first key
+    but other keys, or a key that is no string, is sorted (or refused) as if nothing were kept, and so is every dict
+    after the kept orders are emptied at their bound."""
+    dicts = [{"b": 1, "a": 2}, {"b": 3, "c": 4}, {"b": 5, "a": 6}, {"b": {"z": 1, "y": 2}, "a": [{"d": 0, "c": 1}]},
+             {"b": 7, "0": 8}]
+    for _ in range(2):
+        for data in dicts:
+            assert json.dumps(state_module._sorted_json(data)) == json.dumps(data, sort_keys=True)
+    with pytest.raises(state_module._NotPlain):
+        state_module._sorted_json({"b": 1, 2: 3})  # a kept order for (2, "b") exists: the int key is still refused
+    for i in range(state_module._SORTED_KEY_SETS + 5):  # past the bound: emptied, then kept again
+        data = {f"k{i}": 1, "a": 2}
+        assert list(state_module._sorted_json(data)) == ["a", f"k{i}"]
+    assert len(state_module._SORTED_KEYS) <= state_module._SORTED_KEY_SETS
+    assert json.dumps(state_module._sorted_json(dicts[1])) == json.dumps(dicts[1], sort_keys=True)
