@@ -550,35 +550,38 @@ class Game:
                    and not state.kingdoms[seat["kingdom"]].eliminated for seat in self.seats())
 
     def play_ai_seats(self) -> None:
-        """Let every AI seat that has not ended the open month give its orders and end it.
+        """Let every AI seat that has not ended the open month give its orders and end it, then resolve the month if
+        every seat has ended it.
 
-        If another process resolves the month meanwhile, the seats it covered are left alone (MonthClosed).
+        One write transaction for it all (the seats' orders, notes and month ends and the resolution, not one for
+        each seat and one more for the resolution): no other process can queue, end or resolve meanwhile, and a
+        failure leaves the month as it was, to be played again (the AI rulers decide the same from the same state).
         """
         if self.ai_decider is None:
             self.ai_decider = ai_decide
-        state = self.state()
-        if state.finished:
-            return
-        ended = self.store.ended(state.month)
-        try:
-            for seat in self.seats():
-                kid, controller = seat["kingdom"], seat["controller"]
-                if not controller.startswith("ai") or kid in ended or state.kingdoms[kid].eliminated:
-                    continue
-                decision = self.ai_decider(self, kid, controller)
-                text = decision if isinstance(decision, str) else decision.orders
-                note = None if isinstance(decision, str) else decision.note
-                # a ruler's order models are queued as they are (their text is the one they were written as)
-                given = text if isinstance(decision, str) or not decision.parsed else list(decision.parsed)
-                with self.store.write():  # the seat's orders, note and month end: one transaction, not three
+        with self.store.write():
+            state = self.state()
+            if state.finished:
+                return
+            ended = self.store.ended(state.month)
+            try:
+                for seat in self.seats():
+                    kid, controller = seat["kingdom"], seat["controller"]
+                    if not controller.startswith("ai") or kid in ended or state.kingdoms[kid].eliminated:
+                        continue
+                    decision = self.ai_decider(self, kid, controller)
+                    text = decision if isinstance(decision, str) else decision.orders
+                    note = None if isinstance(decision, str) else decision.note
+                    # a ruler's order models are queued as they are (their text is the one they were written as)
+                    given = text if isinstance(decision, str) or not decision.parsed else list(decision.parsed)
                     if text.strip():
                         self.issue(kid, given, month=state.month)
                     if note:
                         self.store.add_note(state.month, kid, "note", note, self.clock())
                     self.mark_ended(kid, "ai", month=state.month)
-        except MonthClosed:
-            pass  # another process moved the game on (or the deadline ended this seat): nothing to redo
-        self.try_resolve()
+            except MonthClosed:
+                pass  # the game moved on (a decider of a test may end months): nothing to redo
+            self.try_resolve()
 
     # --- records ------------------------------------------------------------------------------------
 

@@ -144,6 +144,31 @@ def test_turn_020_an_ai_seats_orders_note_and_month_end_are_written_together(mak
     assert [n["text"] for n in game.store.notes("shu")] == ["marching east"]
 
 
+def test_turn_020_ai_seats_and_the_resolution_are_one_write(make_game: MakeGame) -> None:
+    """TURN-020: the AI seats' month (every seat's orders and month end, then the resolution) is one write: when the
+    second seat's ruler fails, the first seat's orders and month end are not stored either, and the next call plays
+    both seats and resolves the month."""
+    state = world(war=False)
+    a = add(state, "wei", "levy", (0, 2), 1_000)
+    b = add(state, "shu", "levy", (0, 6), 1_000)
+    game = make_game(state, {"wei": "ai:test", "shu": "ai:test"})
+    moves = {"wei": f"move unit={a.id} to=3,2", "shu": f"move unit={b.id} to=3,6"}
+    failing = ["shu"]
+
+    def decide(g: Game, kingdom: str, controller: str) -> str:
+        if kingdom in failing:
+            raise RuntimeError("the ruler failed")
+        return moves[kingdom]
+
+    game.ai_decider = decide
+    with pytest.raises(RuntimeError):
+        game.play_ai_seats()
+    assert game.month == 5 and game.queued("wei") == [] and sorted(game.waiting_for()) == ["shu", "wei"]
+    failing.clear()
+    game.play_ai_seats()
+    assert game.month == 6 and unit_at(game, a.id) == (3, 2) and unit_at(game, b.id) == (3, 6)
+
+
 def test_turn_030_orders_are_queued_and_carried_out_only_at_month_end(make_game: MakeGame) -> None:
     """TURN-030: an accepted order changes nothing on the board until the month ends; then it is carried out."""
     state = world()
