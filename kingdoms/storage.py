@@ -229,6 +229,9 @@ class GameStore:
         self.readonly = readonly and not create
         self._depth = 0
         self._seat_tables = False  # made (or found) by this connection: set_reply_size checks only once
+        #: latest_month as read inside the open write transaction: while it holds the write lock only this store's
+        #: own month writes (save_month, commit_resolution: they reset it) can change it; forgotten when it ends
+        self._latest: int | None = None
         self._snapshot: Path | None = None
         try:
             if create:
@@ -424,6 +427,7 @@ class GameStore:
         except sqlite3.Error as exc:
             raise sqlite_problem(self.path, exc) from exc
         self._depth = 1
+        self._latest = None
         try:
             yield self.db
             conn.execute("COMMIT")
@@ -436,6 +440,7 @@ class GameStore:
             raise
         finally:
             self._depth = 0
+            self._latest = None
 
     # --- metadata and seats -------------------------------------------------------------------------
 
@@ -480,10 +485,18 @@ class GameStore:
         """Store a month's state (its `to_dict()`, or the JSON bytes of it) with its hash."""
         with self.write() as db:
             _insert(db, "months", [{"month": month, "state": _pack(state), "hash": state_hash}])
+            self._latest = None
 
     def latest_month(self) -> int:
+        """The latest stored month (0 when none); read once per write transaction, in which nobody else can store
+        one."""
+        if self._depth and self._latest is not None:
+            return self._latest
         row = self.db.execute("SELECT MAX(month) FROM months").fetchone()
-        return int(row[0]) if row and row[0] is not None else 0
+        latest = int(row[0]) if row and row[0] is not None else 0
+        if self._depth:
+            self._latest = latest
+        return latest
 
     def month_state(self, month: int) -> tuple[dict[str, Any], str]:
         row = self.db.execute("SELECT state, hash FROM months WHERE month = ?", [month]).fetchone()
@@ -550,6 +563,7 @@ class GameStore:
             if exists:
                 return False
             _insert(db, "months", [{"month": month + 1, "state": _pack(next_state), "hash": next_hash}])
+            self._latest = None
             _insert(db, "events", [{"month": month, "kind": ev["kind"], "text": ev["text"],
                                     "audience": json.dumps(ev["audience"]), "data": json.dumps(ev["data"])}
                                    for ev in events])

@@ -169,6 +169,30 @@ def test_concurrent_readers_and_writer(tmp_game_path: Path) -> None:
     assert os.path.exists(str(tmp_game_path) + "-wal")
 
 
+def test_latest_month_is_read_once_a_write_and_follows_the_months_it_stores(tmp_game_path: Path) -> None:
+    """latest_month inside a write transaction is the file's (read once, as nobody else can store a month while it
+    holds the lock), follows the months the store itself adds, is forgotten when the transaction rolls back, and
+    outside a transaction sees another connection's new month at once."""
+    game, _ = _new(tmp_game_path)
+    store, other = game.store, GameStore(tmp_game_path)
+    digest, body = game.state().stored_form()
+    with store.write():
+        assert store.latest_month() == 1
+        store.commit_resolution(1, body, digest, [], [])
+        assert store.latest_month() == 2
+    assert store.latest_month() == other.latest_month() == 2
+    with pytest.raises(RuntimeError), store.write():
+        store.save_month(3, body, digest)
+        assert store.latest_month() == 3
+        raise RuntimeError("rolled back")
+    assert store.latest_month() == 2
+    other.save_month(3, body, digest)
+    assert store.latest_month() == 3
+    with store.write():
+        assert store.latest_month() == 3
+    other.close()
+
+
 def test_a_seat_queues_at_most_max_queued_orders_a_month(tmp_game_path: Path) -> None:
     """Each new order is checked after the seat's queued ones (TURN-050), so a month takes at most MAX_QUEUED
     orders from a seat: beyond, orders are refused (queue_full) unchecked, and their text is echoed cut."""
