@@ -494,3 +494,48 @@ def test_move_090_a_route_kept_for_a_board_is_the_route_found_afresh():
     other.q, other.r = 11, 7
     again = find_route(Ground(state, levy), {goal})
     assert again is not None and again.steps == first.steps and len(net.routes) == 2
+
+
+def test_diplo_020_closed_land_kept_per_map_is_the_fresh_answer():
+    """DIPLO-020, DIPLO-030: _closed_land's kept answers (keyed by the kingdoms at peace, their cities and camps and
+    the ownership array) equal the answer made with nothing kept, on a true board and on a believed one marking
+    land seen whose city it does not know with its holder's code, as peace, ownership and camps change."""
+    from kingdoms.engine.land import holder_code
+    from kingdoms.engine.pathing import _closed_land
+
+    state = world(width=14, height=10, kingdoms=["wei", "shu", "wu"], war=False)
+    for kid, tile in (("shu", (8, 3)), ("wu", (3, 7))):
+        found_city(state, kid, *tile, people=5_000, grain=50.0)
+    wu_city = next(c.id for c in state.cities.values() if c.owner == "wu")
+    net = net_of(state.map)
+    held0 = state.owner.copy()
+
+    def expected(owner: str) -> bytes:
+        peace = [k for k in state.kingdoms if k != owner and not state.at_war(owner, k)]
+        ids = [c.id for c in state.cities.values() if c.owner in peace]
+        closed = np.frombuffer(net.impassable, dtype=bool) | np.isin(state.owner, ids + [
+            holder_code(state, k) for k in peace])
+        for camp in state.camps.values():
+            if camp.owner in peace:
+                closed[state.map.index(camp.q, camp.r)] = True
+        return bytes(closed.view(np.uint8))
+
+    steps = [
+        lambda: None,
+        lambda: state.wars.append(["shu", "wei"]),
+        lambda: state.camps.update({99: Camp(id=99, owner="wu", q=6, r=6)}),
+        lambda: state.owner.__setitem__(state.map.index(1, 1), holder_code(state, "wu")),  # a believed board's code
+        lambda: state.wars.clear(),
+        lambda: state.camps.clear(),
+        lambda: state.cities.pop(wu_city),  # a believed board that does not know wu's city: only the code closes
+        lambda: state.wars.append(["wei", "wu"]),  # the same cities and camps, another peace
+        lambda: state.owner.__setitem__(slice(None), held0),  # the same tiles again: a kept answer comes back
+        lambda: state.owner.__setitem__(state.map.index(8, 3), -1),  # a city's own tile lost
+    ]
+    for step in steps:
+        step()
+        for owner in ("wei", "shu", "wu"):
+            kept = _closed_land(state, owner, net)
+            net.closed.clear()
+            assert kept == _closed_land(state, owner, net) == expected(owner)
+

@@ -381,44 +381,48 @@ def _believed_net(gm: GameMap, true: GameMap) -> _Net:
 def _closed_land(state: GameState, owner: str, net: _Net) -> bytes:
     """Impassable tiles, and the land and camps of every kingdom at peace with `owner` (DIPLO-020), as 0/1 bytes.
 
-    Kept per map for the last few (closed cities, closed camps, ownership array) seen: the boards of a
-    kingdom's units in one phase share it, and any change of ownership, of camps or of peace makes a new one.
+    Kept per map for the last few boards seen, keyed by what the answer is made of: the kingdoms at peace (and
+    every kingdom, whose sorted order gives a believed board's holder codes), their cities and camps, and the
+    ownership array's bytes. The boards of a kingdom's units in one phase share it; any change of ownership, of
+    camps or of peace makes a new one.
     """
     if owner == rd.BANDITS:
         return net.impassable  # bandits fight everyone (BANDIT-020): no land is at peace with them
     # state.at_war, written out: bandits are at war with all, kingdoms when their sorted pair is in `wars`
     wars = state.wars
-    peace = {k for k in state.kingdoms if k != owner and k != rd.BANDITS
-             and not (wars and ([owner, k] if owner < k else [k, owner]) in wars)}
+    kingdoms = state.kingdoms
+    peace = tuple([k for k in kingdoms if k != owner and k != rd.BANDITS
+                   and not (wars and ([owner, k] if owner < k else [k, owner]) in wars)])
     if not peace:
         return net.impassable
     held = state.owner
-    coded = bool(held.size) and int(held.min()) < -1  # a believed board: land seen, its city unknown (land.FREE)
-    ids = tuple(c.id for c in state.cities.values() if c.owner in peace)
-    if coded:
-        ids += tuple(holder_codes(state, sorted(peace)))
-    camps = tuple((c.q, c.r) for c in state.camps.values() if c.owner in peace)
-    if not ids and not camps:
-        return net.impassable
-    key = (ids, camps, held.dtype.str, held.shape)
-    tiles = held.tobytes() if ids else b""
+    cities = tuple([c.id for c in state.cities.values() if c.owner in peace])
+    camps = tuple([(c.q, c.r) for c in state.camps.values() if c.owner in peace])
+    key = (cities, camps, peace, tuple(kingdoms), held.dtype.char, held.shape)
+    tiles = held.tobytes()
     hit = net.closed.get(key)
     if hit is not None and hit[0] == tiles:
         return hit[1]
-    closed = net.impassable_arr.copy()
-    if ids:
-        if coded:
-            closed |= np.isin(held, ids)
-        else:
-            lut = np.zeros(max(max(ids), int(held.max(initial=-1))) + 2, dtype=bool)  # -1 reads the last: False
-            lut[list(ids)] = True
-            closed |= lut[held]
-    gm = state.map
-    for q, r in camps:
-        i = gm.index(q, r)
-        if i >= 0:
-            closed[i] = True
-    out = closed.view(np.uint8).tobytes()
+    # a believed board may mark land seen whose city it does not know with its holder's code (land.FREE and below)
+    coded = bool(held.size) and int(held.min()) < -1
+    ids = cities + tuple(holder_codes(state, sorted(peace))) if coded else cities
+    if not ids and not camps:
+        out = net.impassable
+    else:
+        closed = net.impassable_arr.copy()
+        if ids:
+            if coded:
+                closed |= np.isin(held, ids)
+            else:
+                lut = np.zeros(max(max(ids), int(held.max(initial=-1))) + 2, dtype=bool)  # -1 reads the last: False
+                lut[list(ids)] = True
+                closed |= lut[held]
+        gm = state.map
+        for q, r in camps:
+            i = gm.index(q, r)
+            if i >= 0:
+                closed[i] = True
+        out = closed.view(np.uint8).tobytes()
     if len(net.closed) >= 64:
         del net.closed[next(iter(net.closed))]
     net.closed[key] = (tiles, out)
