@@ -539,3 +539,32 @@ def test_diplo_020_closed_land_kept_per_map_is_the_fresh_answer():
             net.closed.clear()
             assert kept == _closed_land(state, owner, net) == expected(owner)
 
+
+def test_move_020_a_searchs_spare_labels_come_back_clean():
+    """MOVE-020, MOVE-040: find_route's searches fill spare (best, parent) lists kept per map and reset the
+    entries they wrote: after every search each spare is all unreached again, and each route equals the one found
+    with no spare kept (on boards that change as troops move about)."""
+    from kingdoms.engine import pathing
+
+    state = world({**corridor(), (4, 4): "F", (6, 2): "~"}, width=14, height=10)
+    levy = add(state, "wei", "levy", (0, 4), 1_000)
+    others = [add(state, "shu", "spearman", (11, 7), 1_000), add(state, "shu", "wagon", (11, 8)),
+              add(state, "wei", "levy", (11, 6), 1_000)]
+    net = net_of(state.map)
+    rng = np.random.default_rng(11)
+    spots = [(q, r) for q in range(-2, 12) for r in range(10) if state.map.index(q, r) >= 0
+             and state.map.move_cost[state.map.index(q, r)] > 0]
+    n = state.map.size
+    for k in range(60):
+        for unit in [levy, *others]:
+            unit.q, unit.r = spots[int(rng.integers(len(spots)))]
+        goal = state.map.index(*spots[int(rng.integers(len(spots)))])
+        left, ghost = float(rng.integers(0, 4)), bool(k % 2)
+        net.routes.clear()
+        kept = find_route(Ground(state, levy), {goal}, moves_left=left, ghost=ghost)
+        assert net.labels and all(best == [pathing._INF] * n and parent == [-1] * n for best, parent in net.labels)
+        net.routes.clear()
+        net.labels.clear()
+        fresh = find_route(Ground(state, levy), {goal}, moves_left=left, ghost=ghost)
+        assert (kept is None) == (fresh is None)
+        assert kept is None or fresh is None or (kept.start, kept.steps) == (fresh.start, fresh.steps)

@@ -33,7 +33,8 @@ Per map (the net, weak-keyed by it) are kept: its rows, heuristic weights (a bel
 ones of its true map: they depend on the layout only), and `find_route`'s last answers, keyed by everything the
 search reads (the board's arrays as `Ground.board_key` names them, start, moves, goals, join, ghost, colonists):
 a board that comes back (a march asked again with nothing moved, a believed map unchanged since last month) is
-not searched again, and any change of the board, of its map or of the question is another key.
+not searched again, and any change of the board, of its map or of the question is another key. A search fills
+spare label lists kept per layout, and resets the few entries it wrote before it hands them back (`_give_back`).
 """
 
 from __future__ import annotations
@@ -131,6 +132,8 @@ class _Net:
     landmarks: list[np.ndarray]  # made on first use: distances from and to a few tiles (_landmarks)
     closed: dict[tuple, tuple[bytes, bytes]]  # _closed_land's last few answers
     routes: dict[tuple, Route | None]  # find_route's last few answers, by everything the search reads
+    labels: list[tuple[list[int], list[int]]]  # spare (best, parent) lists for find_route's searches, all _INF and
+    # -1 (_give_back resets the entries a search wrote): shared by the true map and its believed maps (one layout)
     nbr_arr: np.ndarray  # gamemap.nbr: (n, 6), -1 off the map
     nbr_index: np.ndarray  # the same as intp: numpy's fancy indexing is several times slower with int32 indices
     steps_all: tuple[tuple[_Edge, ...], ...]  # the true map's rows as (neighbour, cost), no crossing split off
@@ -339,6 +342,7 @@ def _true_net(gm: GameMap) -> _Net:
         landmarks=[],
         closed={},
         routes={},
+        labels=[],
         nbr_arr=gm.nbr,
         nbr_index=gm.nbr.astype(np.intp),
         steps_all=tuple(tuple([pairs[v] for v in row if v >= 0]) for row in nbr_rows),
@@ -369,7 +373,7 @@ def _believed_net(gm: GameMap, true: GameMap) -> _Net:
         ways=_Rows(way_row), beyond=layout,
         max_cost=max_cost, q_arr=base.q_arr, r_arr=base.r_arr,
         impassable_arr=impassable, zeros=base.zeros, splits={}, weights={}, rings=base.rings,
-        ring_tables=base.ring_tables, landmarks=[], closed={}, routes={}, nbr_arr=base.nbr_arr,
+        ring_tables=base.ring_tables, landmarks=[], closed={}, routes={}, labels=base.labels, nbr_arr=base.nbr_arr,
         nbr_index=base.nbr_index, steps_all=base.steps_all, own_row=[], cost_arr=clipped, true_cost=base.cost_arr,
         plain=True,
     )
@@ -684,8 +688,12 @@ def _tables(full: int, max_cost: int, monthly: bool) -> _Tables:
 
 
 def _search(g: Ground, start: int, full: int, left: int, goals: frozenset[int], centre: int, radius: int,
-            join: int, ghost: bool) -> tuple[int, list[int], list[int]]:
-    """A* from `start`; returns (goal reached or -1, parent of each tile (-1 none), best key of each tile).
+            join: int, ghost: bool, labels: tuple[list[int], list[int]] | None = None
+            ) -> tuple[int, list[int], list[int], list[int], list[int]]:
+    """A* from `start`; returns (goal reached or -1, parent of each tile (-1 none), best key of each tile, the
+    tiles settled, the heap left): every tile whose key or parent it wrote is `start`, settled or in the heap.
+
+    `labels`: the (best, parent) lists to fill, all _INF and -1 (a spare of net.labels), else new ones are made.
 
     Label key = month * (full + 1) + moves used in that month. A crossing, or the step off own troops when the
     moves ran out on them (MOVE-050), ends the month: the next label starts the month after at 0 used; a month
@@ -716,17 +724,22 @@ def _search(g: Ground, start: int, full: int, left: int, goals: frozenset[int], 
     dead = bytearray(g.blocked)  # blocked, or settled (closed set)
     colonists = g.colonists
     kk = full + 1
-    best = [_INF] * g.n
-    parent = [-1] * g.n
+    if labels is None:
+        best = [_INF] * g.n
+        parent = [-1] * g.n
+    else:
+        best, parent = labels
+    settled: list[int] = []
     used0 = full - left
     best[start] = used0
     if crossing[start] and not colonists:  # on an unbridged river tile: it goes nowhere (OPEN-65)
         found = start if not dead[start] and start in goals and start == join else -1
-        return found, parent, best
+        return found, parent, best, settled, []
     # a month may not end where the unit only passes: foreign units, and own ones unless ghost (MOVE-040)
     passes = noend if ghost else g.stops
     heap = [used0 * _KEY_CODE + start]
     push, pop = heapq.heappush, heapq.heappop
+    settle = settled.append
     code_k = _KEY_CODE
     while heap:
         code = pop(heap)
@@ -734,9 +747,10 @@ def _search(g: Ground, start: int, full: int, left: int, goals: frozenset[int], 
         if dead[u]:
             continue
         dead[u] = 1
+        settle(u)
         key = (code >> 16) & 0xFFFFFF
         if u in goals and (u == join or (not noend[u] and not own[u] and (not crossing[u] or colonists))):
-            return u, parent, best
+            return u, parent, best, settled, heap
         if colonists and crossing[u]:
             continue  # colonists on a river tile they were not sent to go no further (others never get there)
         s = key % kk
@@ -811,7 +825,7 @@ def _search(g: Ground, start: int, full: int, left: int, goals: frozenset[int], 
                 push(heap, nk * code_k + row0[weight[dest]] + dest)
             elif nk == old and u < parent[dest]:
                 parent[dest] = u
-    return -1, parent, best
+    return -1, parent, best, settled, heap
 
 
 def _monthly_ok(g: Ground, start: int, full: int, goals: frozenset[int], centre: int, radius: int,
@@ -1027,10 +1041,30 @@ def find_route(g: Ground, goals: set[int], *, moves_left: float | None = None, c
     if key in routes:
         route = routes[key]
     else:
-        found, parent, best = _search(g, start, full, left, wanted, centre, radius, join, ghost)
+        spares = g.net.labels
+        found, parent, best, settled, heap = _search(g, start, full, left, wanted, centre, radius, join, ghost,
+                                                     spares.pop() if spares else None)
         route = _remember(routes, key, None if found < 0 else _build(g, start, found, parent, best, full),
                           _ROUTES_KEPT)
+        _give_back(spares, parent, best, start, settled, heap)
     return None if route is None else Route(route.start, list(route.steps))  # a copy: callers may change it
+
+
+def _give_back(spares: list[tuple[list[int], list[int]]], parent: list[int], best: list[int], start: int,
+               settled: list[int], heap: list[int]) -> None:
+    """Reset the entries a search wrote (start, the tiles settled, those left in the heap) and keep the lists as
+    spares: a search reaches a few dozen tiles of a map's thousands, so this costs less than two new lists."""
+    best[start] = _INF
+    parent[start] = -1
+    for v in settled:
+        best[v] = _INF
+        parent[v] = -1
+    for code in heap:
+        v = code & 0xFFFF
+        best[v] = _INF
+        parent[v] = -1
+    if len(spares) < 2:
+        spares.append((best, parent))
 
 
 def reachable(g: Ground, *, moves_left: float | None = None) -> dict[int, int]:
@@ -1040,7 +1074,7 @@ def reachable(g: Ground, *, moves_left: float | None = None) -> dict[int, int]:
     full = unit.spec.moves
     left = full if moves_left is None else max(0, min(full, int(moves_left + 1e-9)))
     kk = full + 1
-    _found, parent, best = _search(g, start, full, left, frozenset(), start, 0, -1, False)
+    _found, parent, best, _settled, _heap = _search(g, start, full, left, frozenset(), start, 0, -1, False)
     out = {start: 0}
     for v, u in enumerate(parent):
         if u >= 0:
