@@ -782,6 +782,46 @@ def test_compute_sight_all_kingdoms_matches_single():
         assert (every[k].visible == one.visible).all() and (every[k].watched == one.watched).all()
 
 
+def test_intel_010_sight_of_many_kingdoms_at_once_is_each_sources_tiles():
+    """INTEL-010, INTEL-080, INTEL-090, INTEL-150: compute_sight marks every kingdom's masks at once; each is exactly
+    the tiles within reach of its own sources (land + 1, troops and cities 2, scouts 4, travelling spies 1, a foreign
+    city holding a stationed spy 2), a fallen kingdom and an unknown name see nothing, a name given twice once."""
+    s = open_world()
+    wei_city = add_city(s, "wei", (2, 6))
+    shu_city = add_city(s, "shu", (14, 6))
+    add(s, "wei", "scout", (8, 3))
+    add(s, "wei", "spearman", (5, 9))
+    add(s, "shu", "spy", (9, 6))
+    s.spies.append(StationedSpy("wei", shu_city.id, 0))
+    s.spies.append(StationedSpy("shu", shu_city.id, 0))  # a counter-spy: nothing beyond the city's own sight
+    gm = s.map
+    tiles = [gm.tile(i) for i in range(gm.size)]
+
+    def reach(sources: list[tuple[tuple[int, int], int]]) -> np.ndarray:
+        return np.array([any(distance(t, c) <= r for c, r in sources) for t in tiles])
+
+    def land(city) -> list[tuple[tuple[int, int], int]]:
+        return [(gm.tile(int(i)), rd.SIGHT["border"]) for i in np.flatnonzero(s.owner == city.id)]
+
+    wei_visible = reach(land(wei_city) + [(wei_city.tile, 2), ((8, 3), 4), ((5, 9), 2), (shu_city.tile, 2)])
+    wei_watched = reach([((8, 3), 4), (shu_city.tile, 2)])
+    shu_visible = reach(land(shu_city) + [(shu_city.tile, 2), ((9, 6), 1)])
+    shu_watched = reach([((9, 6), 1)])
+    shu_eye = reach([((9, 6), 1)])
+    for names in (None, ["wei", "shu"], ["shu", "nobody", "wei", "shu"]):
+        got = compute_sight(s, names)
+        assert (got["wei"].visible == wei_visible).all() and (got["wei"].watched == wei_watched).all()
+        assert got["wei"].spy_eye.sum() == 1 and got["wei"].spies_on(gm, *shu_city.tile)
+        assert (got["shu"].visible == shu_visible).all() and (got["shu"].watched == shu_watched).all()
+        assert (got["shu"].spy_eye == shu_eye).all()
+        if names is not None and "nobody" in names:
+            assert not got["nobody"].visible.any() and list(got) == ["shu", "nobody", "wei"]
+    s.kingdoms["shu"].eliminated = True
+    fallen = compute_sight(s)["shu"]
+    assert not (fallen.visible.any() or fallen.watched.any() or fallen.spy_eye.any())
+    assert (compute_sight(s)["wei"].visible == wei_visible).all()
+
+
 def test_intel_050_burned_city_judged_only_when_seen_again():
     """INTEL-050, COMBAT-380: a remembered city that is gone out of sight is still accepted as a target; the
     loss shows only once its tile is seen (no refusal text may betray it earlier)."""

@@ -78,29 +78,22 @@ def neighbourhood(gm: GameMap, radius: int) -> np.ndarray:
     return table
 
 
-def _around(gm: GameMap, sources: list[int] | np.ndarray, radius: int) -> np.ndarray:
-    """The flat indices within `radius` of every one of `sources` (off-map ones as the sentinel n), as one array."""
-    at = np.asarray(sources, dtype=np.int64)
-    if radius == 0 or at.size == 0:
-        return at
-    return neighbourhood(gm, radius)[at].ravel()
-
-
 def _city_kingdom_table(state: GameState, kingdoms: list[str]) -> np.ndarray:
     """Array city id -> position of its owner in `kingdoms` (-1 for bandits, other sides and unused ids)."""
     pos = {k: n for n, k in enumerate(kingdoms)}
     top = max(state.cities, default=0) + 1
-    table = np.full(top + 1, -1, dtype=np.int32)  # last slot: a free tile (owner -1 indexes it)
+    table = [-1] * (top + 1)  # last slot: a free tile (owner -1 indexes it)
     for cid, city in state.cities.items():
         table[cid] = pos.get(city.owner, -1)
-    return table
+    return np.array(table, dtype=np.int32)
 
 
 def _sources(state: GameState, names: list[str]) -> tuple[list[list[int]], ...]:
     """Per kingdom of `names` (by position), the flat tiles its sight starts from, by kind: near (troops,
     civilians and own cities: sight 2), far (scouts: 4), spy (travelling spies: 1), lifted (foreign cities
-    holding one of its stationed spies: 2). The one list of sight sources compute_sight and SightProbe read."""
+    holding one of its stationed spies: 2): the one list of sight sources compute_sight reads."""
     gm = state.map
+    width, height = gm.width, gm.height
     pos = {k: x for x, k in enumerate(names)}
     near: list[list[int]] = [[] for _ in names]
     far: list[list[int]] = [[] for _ in names]
@@ -110,53 +103,69 @@ def _sources(state: GameState, names: list[str]) -> tuple[list[list[int]], ...]:
         x = pos.get(unit.owner)
         if x is None:
             continue
-        i = gm.index(unit.q, unit.r)
+        i = flat_index(unit.q, unit.r, width, height)
         if i < 0:
             continue
-        if unit.type == "scout":
+        kind = unit.type
+        if kind == "scout":
             far[x].append(i)
-        elif unit.type == "spy":
+        elif kind == "spy":
             spy[x].append(i)
         else:
             near[x].append(i)
     for city in state.cities.values():
         x = pos.get(city.owner)
         if x is not None:
-            near[x].append(gm.index(city.q, city.r))
+            near[x].append(flat_index(city.q, city.r, width, height))
     for agent in state.spies:
         x = pos.get(agent.owner)
         inside = state.cities.get(agent.city_id)
         if x is None or inside is None or inside.owner == agent.owner:
             continue  # a counter-spy in an own city adds nothing to the city's own sight
-        lifted[x].append(gm.index(inside.q, inside.r))
+        lifted[x].append(flat_index(inside.q, inside.r, width, height))
     return near, far, spy, lifted
 
 
+def _mark(masks: tuple[np.ndarray, ...], gm: GameMap, per_kingdom: list[list[int]], live: list[int],
+          radius: int) -> None:
+    """Mark in each of `masks` (kingdom position x tile) the tiles within `radius` of every source tile of the
+    live kingdoms' lists (an off-map neighbour lands in the last, sentinel column)."""
+    rows = [x for x in live for _ in per_kingdom[x]]
+    if not rows:
+        return
+    tiles = [i for x in live for i in per_kingdom[x]]
+    at = np.array(tiles, dtype=np.int64)
+    cols = neighbourhood(gm, radius)[at] if radius else at[:, None]
+    where = np.array(rows, dtype=np.int64)[:, None]
+    for mask in masks:
+        mask[where, cols] = True
+
+
 def compute_sight(state: GameState, kingdoms: list[str] | None = None) -> dict[str, Sight]:
-    """Sight of each kingdom in `kingdoms` (default: every kingdom of the game), from the true state."""
+    """Sight of each kingdom in `kingdoms` (default: every kingdom of the game), from the true state.
+
+    Every kingdom's masks are rows of one (kingdom x tile) array each, marked kind by kind for all of them at once
+    (a handful of numpy writes for the whole call, not per kingdom); a fallen or unknown kingdom sees nothing."""
     gm = state.map
     n = gm.size
     names = list(state.kingdoms) if kingdoms is None else list(kingdoms)
     pos = {k: x for x, k in enumerate(names)}
+    live = [x for k, x in pos.items() if (kd := state.kingdoms.get(k)) is not None and not kd.eliminated]
     near, far, spy, lifted = _sources(state, names)
-    land_of = _city_kingdom_table(state, names)[state.owner]  # kingdom position per tile, -1 none
-    out: dict[str, Sight] = {}
-    for k, x in pos.items():
-        kd = state.kingdoms.get(k)
-        visible = np.zeros(n + 1, dtype=bool)
-        watched = np.zeros(n + 1, dtype=bool)
-        eye = np.zeros(n + 1, dtype=bool)
-        if kd is not None and not kd.eliminated:
-            # each mask marked in one write: the tiles around every source of each kind, joined
-            scouts = _around(gm, far[x], rd.SIGHT["scout"])
-            agents = _around(gm, spy[x], rd.SIGHT["spy"])
-            lift = _around(gm, lifted[x], rd.SIGHT["city"])
-            visible[np.concatenate((_around(gm, np.flatnonzero(land_of == x), rd.SIGHT["border"]),
-                                    _around(gm, near[x], rd.SIGHT["troop"]), scouts, agents, lift))] = True
-            watched[np.concatenate((scouts, agents, lift))] = True
-            eye[np.concatenate((agents, np.asarray(lifted[x], dtype=np.int64)))] = True
-        out[k] = Sight(k, visible[:n], watched[:n], eye[:n])
-    return out
+    masks = np.zeros((3, len(names), n + 1), dtype=bool)
+    visible, watched, eye = masks[0], masks[1], masks[2]
+    if live:
+        alive = set(live)
+        land_of = _city_kingdom_table(state, [k if x in alive else "" for x, k in enumerate(names)])[state.owner]
+        held = np.flatnonzero(land_of >= 0)  # every live kingdom's own land, with its position per tile
+        if held.size:
+            visible[land_of[held][:, None], neighbourhood(gm, rd.SIGHT["border"])[held]] = True
+        _mark((visible,), gm, near, live, rd.SIGHT["troop"])
+        _mark((visible, watched), gm, far, live, rd.SIGHT["scout"])
+        _mark((visible, watched, eye), gm, spy, live, rd.SIGHT["spy"])
+        _mark((visible, watched), gm, lifted, live, rd.SIGHT["city"])
+        _mark((eye,), gm, lifted, live, 0)
+    return {k: Sight(k, visible[x, :n], watched[x, :n], eye[x, :n]) for k, x in pos.items()}
 
 
 class SightProbe:
