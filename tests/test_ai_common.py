@@ -167,6 +167,22 @@ def test_distance_field_graph_kept_per_costs_gives_the_uncached_field() -> None:
         assert (mi.steps.data == 1.0).all() and np.array_equal(mi.steps.indices, mi.edge_to), step
 
 
+def test_distance_field_of_integer_costs_is_the_float_costs_field() -> None:
+    """Enter costs held as integers give the field of the same costs as floats (the step weights are float64 and
+    read per step from MapInfo.edge_take whatever the costs' type), blocked tiles included."""
+    mi = map_info(build_state(generate(11, 3, size=(40, 30)), 1).map)
+    rng = np.random.default_rng(11)
+    whole = rng.integers(1, 5, mi.n)
+    floats = whole.astype(float)
+    floats[rng.random(mi.n) < 0.1] = INF
+    ints = np.where(floats >= INF, int(INF), whole).astype(np.int64)
+    sources = [int(i) for i in rng.choice(mi.n, size=2, replace=False)]
+    got = distance_field(mi, sources, ints)
+    assert got.dtype == np.float64 and np.array_equal(mi.edge_take, mi.edge_to)
+    assert np.array_equal(got, distance_field(mi, sources, floats))
+    assert np.array_equal(got, dijkstra_reference(mi, sources, floats, INF))
+
+
 def test_member_mask_is_np_isin() -> None:
     """engine.belief.member_mask answers as np.isin does, for land codes (holder codes below -1, FREE, city ids)
     against id lists empty, small and out of the values' span."""
