@@ -65,13 +65,14 @@ def _no_site_reason(state: GameState, city: City, kind: str, taken: dict[Tile, s
     return f"every {names} tile of {city.name} already holds or awaits an improvement ({used})"
 
 
-def plan_queue(state: GameState, city: City, items: list[Any]) -> list[QueueEntry]:
+def plan_queue(state: GameState, city: City, items: list[Any], board: eco.Board | None = None) -> list[QueueEntry]:
     """Check every item of a set_production queue and return the entries (named improvements get their tile).
 
     Refuses the first item that cannot be built (OPEN-80): a building already built or queued twice, walls
     without a palisade, a troop without its building here (or queued before it), a size out of range, an
     improvement off the city's land, on its centre, on a tile with an improvement, on the wrong terrain, a
-    second granary or workshop, or a named improvement with no free site.
+    second granary or workshop, or a named improvement with no free site. `board`: a kept board of the state as
+    it stands (one is made at the first improvement without a tile: nothing here changes what a frame reads).
     """
     have = set(city.buildings)
     kinds = {imp.kind for imp in city.improvements}
@@ -99,7 +100,9 @@ def plan_queue(state: GameState, city: City, items: list[Any]) -> list[QueueEntr
                                                   f"one; queue farms or other items instead")
             tile = tuple(it.tile) if it.tile is not None else None
             if tile is None:
-                sites = eco.free_sites(state, city, item, taken)
+                if board is None:
+                    board = eco.Board.kept(state)
+                sites = eco.free_sites(state, city, item, taken, board=board)
                 if not sites:
                     raise OrderFailed("no_site", f"{where}: {_no_site_reason(state, city, item, taken)}")
                 tile = sites[0]
@@ -170,13 +173,15 @@ def queued_upkeep(state: GameState, kingdom: str) -> float:
     return extra
 
 
-def upkeep_warning(state: GameState, kingdom: str, before: float) -> str:
+def upkeep_warning(state: GameState, kingdom: str, before: float, budget: eco.KingdomBudget | None = None) -> str:
     """'; WARNING: ...' when the troops now queued would push army upkeep past about three quarters of the
-    kingdom's production (RECRUIT-190: upkeep is paid before anything is built), and the order added to them."""
+    kingdom's production (RECRUIT-190: upkeep is paid before anything is built), and the order added to them.
+    `budget`: the kingdom's budget on the state as it stands, when the caller has it."""
     after = queued_upkeep(state, kingdom)
     if after <= before + eco.EPS:
         return ""
-    budget = eco.kingdom_budget(state, kingdom)
+    if budget is None:
+        budget = eco.kingdom_budget(state, kingdom)
     total = budget.upkeep + after
     if budget.output <= 0 or total <= UPKEEP_WARN_SHARE * budget.output:
         return ""
@@ -189,7 +194,9 @@ def run_set_production(ctx: MonthContext, kingdom: str, order: Any) -> str:
     """set_production city=ID queue=...: the new queue replaces the old; progress stays on an unchanged head (OPEN-80)."""
     state = ctx.state
     city = own_city(state, kingdom, order.city_id)
-    entries = plan_queue(state, city, list(order.queue))
+    # One kept board serves the queue's sites and the budget: the order changes only the queue, which no frame reads.
+    board = eco.Board.kept(state)
+    entries = plan_queue(state, city, list(order.queue), board)
     before = queued_upkeep(state, kingdom)
     old_head = city.queue[0] if city.queue else None
     lost = ""
@@ -200,13 +207,14 @@ def run_set_production(ctx: MonthContext, kingdom: str, order: Any) -> str:
         elif old_head.paid > eco.EPS:
             lost = f"; the {old_head.paid:.0f} production put into {old_head.item} is lost"
     city.queue = entries
-    budget = eco.kingdom_budget(state, kingdom).cities.get(city.id)
+    kingdom_budget = eco.kingdom_budget(state, kingdom, board=board)
+    budget = kingdom_budget.cities.get(city.id)
     per_month = f"{budget.available:.1f}" if budget is not None else "?"
     if not entries:
         return (f"{city.name}'s queue is empty: it stores production up to {rd.STORE_EMPTY_CAP} and turns the rest "
                 f"into grain (4 a dan){lost}")
     return (f"{city.name} will build {', '.join(_entry_text(e) for e in entries)}; {per_month} production a month "
-            f"after upkeep, {city.store:.1f} in store{lost}" + upkeep_warning(state, kingdom, before))
+            f"after upkeep, {city.store:.1f} in store{lost}" + upkeep_warning(state, kingdom, before, kingdom_budget))
 
 
 # --- set_focus (CITY-030) -----------------------------------------------------------------------------------
