@@ -75,15 +75,28 @@ def map_lists(gm: GameMap) -> tuple[list[int], list[int], list[int], list[int]]:
 # --- who stands where ---------------------------------------------------------------------------------------
 
 
+#: Names of the fighting unit types (UnitType.fighting), for the loops over every unit of a state.
+_FIGHTING = frozenset(rd.FIGHTING_TYPES)
+
+
 def fighting_by_tile(state: GameState) -> dict[int, list[Unit]]:
-    """Fighting troops with men, grouped by flat tile index (built once per phase, read by every city)."""
+    """Fighting troops with men, grouped by flat tile index (built once per phase, read by every city).
+
+    One pass over the units with gm.index's flat_index written out (this runs for every board and check)."""
     out: dict[int, list[Unit]] = {}
     gm = state.map
+    width, height, fighting = gm.width, gm.height, _FIGHTING
     for unit in state.units.values():
-        if unit.spec.fighting and unit.men > 0:
-            i = gm.index(unit.q, unit.r)
-            if i >= 0:
-                out.setdefault(i, []).append(unit)
+        if unit.men > 0 and unit.type in fighting:
+            r = unit.r
+            c = unit.q + (r - (r & 1)) // 2  # hexgrid.flat_index
+            if 0 <= r < height and 0 <= c < width:
+                i = r * width + c
+                got = out.get(i)
+                if got is None:
+                    out[i] = [unit]
+                else:
+                    got.append(unit)
     return out
 
 
@@ -592,9 +605,9 @@ def troop_upkeep(men: int) -> float:
 
 def upkeep(state: GameState, kingdom: str) -> float:
     """Army upkeep a month: 1 per 1,000 soldiers (crews included) + 0.5 per fighting troop (RECRUIT-180, OPEN-31)."""
-    total = 0.0
+    total, fighting = 0.0, _FIGHTING
     for unit in state.units.values():
-        if unit.owner == kingdom and unit.spec.fighting and unit.men > 0:
+        if unit.owner == kingdom and unit.men > 0 and unit.type in fighting:
             total += troop_upkeep(unit.men)
     return total
 
