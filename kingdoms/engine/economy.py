@@ -113,16 +113,22 @@ def fighting_by_tile(state: GameState) -> dict[int, list[Unit]]:
     return out
 
 
+def _held(owner: np.ndarray, city_id: int) -> list[int]:
+    """Flat indices of the tiles `city_id` holds, in map order: np.flatnonzero by the array's own method (the owner
+    array is flat; ~9 k fewer instructions than the function's Python wrappers)."""
+    return (owner == city_id).nonzero()[0].tolist()
+
+
 def land_by_city(state: GameState) -> dict[int, list[int]]:
     """Flat indices of every tile each city holds (centre and water included), in map order."""
     owner = state.owner
-    held = np.flatnonzero(owner >= 0)
+    held = (owner >= 0).nonzero()[0]  # numpy by the arrays' methods (see _held)
     out: dict[int, list[int]] = {}
     if held.size:
         ids = owner[held]
-        order = np.argsort(ids, kind="stable")
+        order = ids.argsort(kind="stable")
         tiles, ids = held[order].tolist(), ids[order]
-        starts = [0, *(np.flatnonzero(np.diff(ids)) + 1).tolist()]
+        starts = [0, *((ids[1:] != ids[:-1]).nonzero()[0] + 1).tolist()]
         ends = [*starts[1:], len(tiles)]
         for cid, a, b in zip(ids[starts].tolist(), starts, ends, strict=True):
             out[cid] = tiles[a:b]
@@ -164,7 +170,7 @@ class Board:
         if got is None:
             if self.frames is None:
                 return []
-            got = self.land[city.id] = np.flatnonzero(self.state.owner == city.id).tolist()
+            got = self.land[city.id] = _held(self.state.owner, city.id)
         return got
 
     def own_troops_on_land(self, city: City) -> list[Unit]:
@@ -274,7 +280,7 @@ def frame(state: GameState, city: City, board: Board | None = None) -> CityFrame
             return got
     gm = state.map
     if board is None:
-        board = Board(state, {city.id: np.flatnonzero(state.owner == city.id).tolist()}, fighting_by_tile(state))
+        board = Board(state, {city.id: _held(state.owner, city.id)}, fighting_by_tile(state))
     tiles = tuple(board.tiles(city))
     centre = gm.index(city.q, city.r)
     on_land = centre in tiles
