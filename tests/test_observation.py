@@ -50,6 +50,7 @@ def test_own_city_economy_on_the_believed_board_is_the_true_one(played: tuple[Ga
             obs = observe(state, kid)
             true_budget = eco.kingdom_budget(state, kid, board=board)
             assert obs.budget == true_budget
+            assert obs.upkeep == true_budget.upkeep  # RECRUIT-180: the upkeep alone, as the budget has it
             for c in (c for c in state.cities.values() if c.owner == kid):
                 for focus in rd.FOCUSES:
                     assert obs.city_output(c.id, focus) == eco.city_output(state, c, focus, board=board)

@@ -378,7 +378,7 @@ class Picture:
 
     def upkeep(self) -> float:
         """The kingdom's army upkeep a month: the engine's budget on the believed board (RECRUIT-180)."""
-        return self.obs.budget.upkeep
+        return self.obs.upkeep
 
     def output_total(self) -> int:
         return sum(self.output(c.id).production for c in self.cities)

@@ -516,6 +516,11 @@ class Observation:
         return frozenset(self.believed.city_tiles(self._own(city_id).id))
 
     @cached_property
+    def upkeep(self) -> float:
+        """The kingdom's army upkeep a month (RECRUIT-180): the budget's, without its cities' production."""
+        return eco.upkeep(self.believed, self.kingdom)
+
+    @cached_property
     def budget(self) -> eco.KingdomBudget:
         """The kingdom's output and upkeep this month, and each own city's budget (RECRUIT-180..200)."""
         return eco.kingdom_budget(self.believed, self.kingdom, board=self._economy_board)
