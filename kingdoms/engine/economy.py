@@ -205,13 +205,15 @@ class CityFrame:
     court: bool = False  # the capital's +8 (CITY-230)
     foods: dict[int, int] = field(init=False, repr=False, compare=False)
     prods: dict[int, int] = field(init=False, repr=False, compare=False)
+    lists: tuple[list[int], list[int], list[int], list[int]] = field(init=False, repr=False, compare=False)  # map_lists
     #: What the economy works out of the frame's own fields alone, once per frame (the frame is frozen, so an entry
     #: never goes stale): the candidate tiles in food and production order, worked tiles by focus, capacity, land.
     memo: dict[str, Any] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         """Tile yields of its land, read once: terrain + river, +1 for a farm; the centre at least 2 / 1 (CITY-080)."""
-        food, prod, _, _ = map_lists(self.state.map)
+        lists = map_lists(self.state.map)
+        food, prod = lists[0], lists[1]
         tiles = self.tiles
         foods = {i: food[i] for i in tiles}
         for i, kind in self.improvements.items():
@@ -221,7 +223,7 @@ class CityFrame:
         c = self.centre
         foods[c] = max(foods.get(c, food[c]), rd.CENTRE_MIN_FOOD)
         prods[c] = max(prods.get(c, prod[c]), rd.CENTRE_MIN_PROD)
-        self.foods, self.prods, self.memo = foods, prods, {}  # type: ignore[misc]  # set once, here (_record)
+        self.foods, self.prods, self.lists, self.memo = foods, prods, lists, {}  # type: ignore[misc]  # set once, here
 
     def food(self, i: int) -> int:
         """Food of a tile the city holds: terrain + river, +1 for a farm; the centre at least 2 (CITY-080, BUILD-080)."""
@@ -363,11 +365,16 @@ def worked_indices(f: CityFrame, focus: str) -> list[int]:
     alternates, taking the top food tile and then the top production tile. Held water counts (OPEN-48);
     occupied tiles are skipped (OPEN-92). Ties: lowest r, then lowest q (OPEN-74). Kept on the frame by focus.
     """
+    return list(_worked_kept(f, focus))
+
+
+def _worked_kept(f: CityFrame, focus: str) -> tuple[int, ...]:
+    """worked_indices as the frame keeps it (a tuple: read, never written), for the economy's own readers."""
     key = "worked:" + focus
     got = f.memo.get(key)
     if got is None:
         got = f.memo[key] = tuple(_worked(f, focus))
-    return list(got)
+    return got
 
 
 def _worked(f: CityFrame, focus: str) -> list[int]:
@@ -641,7 +648,7 @@ def gross_production(state: GameState, city: City, board: Board | None = None) -
     if city.restless:
         return 0
     f = frame(state, city, board)
-    return production_of(f, worked_indices(f, city.focus), city.focus)
+    return production_of(f, _worked_kept(f, city.focus), city.focus)
 
 
 @_record
@@ -730,8 +737,8 @@ def outlook_of(f: CityFrame, focus: str, *, restless: bool = False, blockaded: b
     state = f.state
     city = f.city
     gm = state.map
-    _, _, rs, qs = map_lists(gm)
-    worked = worked_indices(f, focus)
+    _, _, rs, qs = f.lists
+    worked = _worked_kept(f, focus)
     full = harvest_of(f, worked)
     harvest = 0.0 if blockaded else (full * 0.5 if restless else full)
     people_eat = f.people * rd.PEOPLE_EAT_PER_1000 / 1000
@@ -817,13 +824,13 @@ def free_sites(state: GameState, city: City, kind: str, taken: Iterable[Tile] = 
     """
     f = frame(state, city, board)
     gm = state.map
-    _, _, rs, qs = map_lists(gm)
+    _, _, rs, qs = f.lists
     terrain = gm.terrain
     blocked = set(f.improvements) | {gm.index(*t) for t in taken}
     allowed = rd.IMPROVEMENT_TERRAIN[kind]
     sites = [i for i in f.tiles if i != f.centre and i not in blocked and int(terrain[i]) in allowed]
     centre = (city.q, city.r)
-    worked = set(worked_indices(f, city.focus))
+    worked = set(_worked_kept(f, city.focus))
     foods, prods = f.foods, f.prods
 
     def key(i: int) -> tuple[int, ...]:
