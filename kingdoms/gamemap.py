@@ -13,12 +13,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from kingdoms import ruledata as rd
+from kingdoms.frozen import record
 from kingdoms.hexgrid import DIRECTIONS, Tile, axial_qs, flat_index, hex_len, offset_cols
 
 WATER_CLASSES = ("fresh", "coast", "dry")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Landmark:
     """A named river, mountain range, lake or sea and the tiles it covers (MAP-140)."""
 

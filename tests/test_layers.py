@@ -18,7 +18,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "kingdoms"
 #: Layers from the bottom; a module may import its own layer or a lower one. An entry names a module or a
 #: package (all of it); the longest entry that matches wins. "kingdoms" is the package's own __init__ only.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("rule data", ("kingdoms", "kingdoms.ruledata", "kingdoms.hexgrid")),
+    ("rule data", ("kingdoms", "kingdoms.ruledata", "kingdoms.hexgrid", "kingdoms.frozen")),
     ("world model", ("kingdoms.gamemap", "kingdoms.state", "kingdoms.scenario", "kingdoms.mapgen")),
     ("orders", ("kingdoms.orders",)),  # the engine's input vocabulary: models, parse and format (pure)
     ("engine", ("kingdoms.engine",)),

@@ -55,6 +55,7 @@ from kingdoms.ai.common import (
 from kingdoms.ai.passive import keep_head
 from kingdoms.engine.pathing import slot_of_type
 from kingdoms.engine.sight import neighbourhood
+from kingdoms.frozen import record
 from kingdoms.gamemap import WATER_CLASSES
 from kingdoms.orders.models import (
     AssignGeneral,
@@ -92,7 +93,7 @@ SITE_MIN_SCORE = 9.0
 WATER_GROWTH_BY_CLASS = np.array([rd.WATER_GROWTH[w] for w in WATER_CLASSES])
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Temperament:
     """A ruler's leanings for one game, drawn from the game's seed and the kingdom (the same all game long)."""
 

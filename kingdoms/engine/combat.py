@@ -40,6 +40,7 @@ from kingdoms.engine.supply import (
     on_enter_tile,
 )
 from kingdoms.engine.visibility import note_told_unit
+from kingdoms.frozen import record
 from kingdoms.hexgrid import Tile, distance, fmt_tile
 from kingdoms.state import GameState, Unit, side_name
 
@@ -98,7 +99,7 @@ def field_bonus(state: GameState, unit: Unit, tile: Tile, vs_type: str | None) -
     return bonus
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Fighter:
     """One side of one exchange: its men and its quality for the role it plays (COMBAT-020, OPEN-10)."""
 
@@ -162,7 +163,7 @@ def fighter_for(state: GameState, unit: Unit, role: str, vs: Unit | str | None, 
 # --- the exchange (COMBAT-040..090) -------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ExchangeResult:
     """Men each side loses in one exchange (both strike at once from their strength before it, COMBAT-040)."""
 

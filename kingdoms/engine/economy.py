@@ -17,31 +17,19 @@ import math
 import weakref
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, TypeVar, dataclass_transform
+from typing import Any
 
 import numpy as np
 
 from kingdoms import ruledata as rd
 from kingdoms.engine.land import founding_problem, founding_ring
 from kingdoms.engine.pathing import base_of
+from kingdoms.frozen import record
 from kingdoms.gamemap import WATER_CLASSES, GameMap
 from kingdoms.hexgrid import Tile, distance, spiral
 from kingdoms.state import City, GameState, QueueEntry, Unit
 
 EPS = 1e-9
-_T = TypeVar("_T")
-
-
-@dataclass_transform(frozen_default=True, field_specifiers=(field,))
-def _record(cls: type[_T]) -> type[_T]:
-    """A slotted dataclass that type checkers hold frozen but whose __init__ stores each field plainly.
-
-    A frozen dataclass's __init__ sets every field through object.__setattr__, about 1.4 k instructions a field
-    (30 k for a CityOutlook, 10x a plain one); the economy makes thousands of these records a month. Nothing
-    writes a record once made (mypy refuses it); it hashes by its fields, as a frozen dataclass does."""
-    return dataclass(slots=True, unsafe_hash=True)(cls)
-
-
 #: People a city needs to raise colonists and keep its floor (OPEN-24, OPEN-101).
 COLONIST_CITY_PEOPLE = rd.COLONIST_PEOPLE + rd.MIN_CITY_PEOPLE
 #: Improvements that need a tile of given terrain (BUILD-080..110).
@@ -190,7 +178,7 @@ class Board:
 # --- one city's frame ---------------------------------------------------------------------------------------
 
 
-@_record
+@record
 class CityFrame:
     """What the economy reads about one city (real or hypothetical)."""
 
@@ -651,7 +639,7 @@ def gross_production(state: GameState, city: City, board: Board | None = None) -
     return production_of(f, _worked_kept(f, city.focus), city.focus)
 
 
-@_record
+@record
 class CityBudget:
     """A city's production this month and where it goes before its queue (RECRUIT-190, BUILD-220)."""
 
@@ -661,7 +649,7 @@ class CityBudget:
     available: float  # what its queue gets
 
 
-@_record
+@record
 class KingdomBudget:
     """A kingdom's output and upkeep this month, and each city's budget (RECRUIT-180..200)."""
 
@@ -703,7 +691,7 @@ def kingdom_budget(state: GameState, kingdom: str, *, board: Board | None = None
 # --- the outlook: one city's month in numbers ---------------------------------------------------------------
 
 
-@_record
+@record
 class CityOutlook:
     """What a city makes in a month under one focus: the figures of its briefing line (TOOLS-050, CITY-070)."""
 
@@ -848,7 +836,7 @@ def free_sites(state: GameState, city: City, kind: str, taken: Iterable[Tile] = 
 # --- progress of the head of the queue (BUILD-230) ----------------------------------------------------------
 
 
-@_record
+@record
 class HeadProgress:
     """The item a city is building: "ITEM done/cost, months @ prod N/mo" (BUILD-230, TOOLS-050)."""
 
@@ -898,7 +886,7 @@ def head_progress(state: GameState, city: City, available: float | None = None) 
 # --- CITY SITES (CITY-450) ----------------------------------------------------------------------------------
 
 
-@_record
+@record
 class SiteReport:
     """What a city founded on a tile would yield, when new and with all its starting land worked (CITY-450)."""
 

@@ -49,6 +49,7 @@ import numpy as np
 
 from kingdoms import ruledata as rd
 from kingdoms.engine.land import holder_codes
+from kingdoms.frozen import record
 from kingdoms.gamemap import GameMap
 from kingdoms.hexgrid import Tile, hex_len, hex_lens
 from kingdoms.state import GameState, Unit
@@ -107,7 +108,7 @@ class Rows(Protocol[_Row]):
 Split = tuple[Rows[tuple[_Edge, ...]], Rows[tuple[_Way, ...]]]
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@record(eq=False)
 class _Net:
     """The map's arrays as plain Python sequences, for fast scalar access in the search loop, and its caches."""
 

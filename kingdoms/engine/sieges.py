@@ -19,8 +19,6 @@ The fight arithmetic is combat.py's exchange (COMBAT-040..090): `fighter_for` bu
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from kingdoms import ruledata as rd
 from kingdoms.engine import generals as gen
 from kingdoms.engine.combat import (
@@ -51,6 +49,7 @@ from kingdoms.engine.economy import round_half_up
 from kingdoms.engine.pathing import TROOP, slot_of
 from kingdoms.engine.registry import phase
 from kingdoms.engine.visibility import note_told_militia
+from kingdoms.frozen import record
 from kingdoms.hexgrid import Tile, distance, fmt_tile, hex_len
 from kingdoms.state import City, GameState, Unit, side_name
 
@@ -439,7 +438,7 @@ def fire_towers(ctx: MonthContext) -> None:
                 ctx.emit("towers", note + ".", [city.owner], unit_id=unit.id, city_id=city.id, killed=killed)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Near:
     """The board's units as the siege questions below read them, built once by a phase that asks about every city
     (made after the phase's last change to units): the fighting troops with men with their tiles, and every unit

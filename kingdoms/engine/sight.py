@@ -16,11 +16,10 @@ sentinel slot) and cached against the map object, so a mask is a handful of nump
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from kingdoms import ruledata as rd
+from kingdoms.frozen import record
 from kingdoms.gamemap import GameMap
 from kingdoms.hexgrid import flat_index, hex_len, offset_cols, spiral
 from kingdoms.state import GameState
@@ -31,7 +30,7 @@ from kingdoms.state import GameState
 _TABLES: dict[tuple[int, int], dict[int, np.ndarray]] = {}
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Sight:
     """What one kingdom sees now: `visible`, `watched` (exact numbers) and `spy_eye` masks over flat indices."""
 

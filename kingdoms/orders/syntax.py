@@ -33,6 +33,8 @@ from typing import Any, Final
 
 from pydantic import ValidationError
 
+from kingdoms.frozen import record
+
 from .models import (
     BUILD_WHAT,
     BUILDINGS,
@@ -90,7 +92,7 @@ ERROR_CODES: Final[tuple[str, ...]] = (
 )
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ParsedOrder:
     """One successfully parsed order with its 1-based position in the call and its source text."""
 

@@ -44,6 +44,7 @@ from kingdoms.engine.visibility import (
     shown_walls,
     troops_class,
 )
+from kingdoms.frozen import record
 from kingdoms.hexgrid import Tile, distance, hex_len, ring
 from kingdoms.state import City, GameState, Unit
 
@@ -52,7 +53,7 @@ from kingdoms.state import City, GameState, Unit
 # =============================================================================================================
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Troop:
     """A troop that is not on the board, for a forecast: a planned army, or one the kingdom is about to raise.
 
@@ -92,7 +93,7 @@ class FightForecast:
     high: Blow
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CityDefence:
     """A foreign city's defence as the kingdom may know it: exact with a fresh spy report, else as it shows."""
 
@@ -108,7 +109,7 @@ class CityDefence:
     seen_month: int  # when its troops were last seen
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class SiegeMonth:
     """One month of a forecast siege, after its volleys, assaults, towers and repairs."""
 
@@ -119,7 +120,7 @@ class SiegeMonth:
     taken: bool
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class SiegeForecast:
     """A siege forecast month by month until the city falls (`taken_in`: 1 = the first month) or `months` run out.
 

@@ -41,6 +41,7 @@ from kingdoms.engine.pathing import Ground, find_route, months_to_reach, reachab
 from kingdoms.engine.sight import Sight, compute_sight, hex_to_mask
 from kingdoms.engine.supply import in_supply, ration_months_left, supplying_camps
 from kingdoms.engine.visibility import can_see_unit, known_city_ids, known_city_tile, seen_now
+from kingdoms.frozen import record
 from kingdoms.gamemap import GameMap
 from kingdoms.hexgrid import Tile, distance, spiral
 from kingdoms.state import GameState, Unit
@@ -252,7 +253,7 @@ def _site_signature_at(known: GameMap, i: int) -> bytes:
     return bytes([(int(terrain[i]) * 2 + int(river[i])) & 0xFF, *ring, int(known.water_class[i]) & 0xFF])
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Land:
     """Who holds which tile as far as the kingdom can tell: its own land in full, other land only in sight.
 

@@ -10,10 +10,10 @@ engine's forecast (Observation.siege) says takes a city in time.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 from kingdoms import ruledata as rd
 from kingdoms.ai.hard.analysis import Analysis
+from kingdoms.frozen import record
 from kingdoms.views.forecast import CityDefence, SiegeForecast, Troop
 
 #: Share of the kingdom's output its army's upkeep may take: growing, and on campaign.
@@ -67,7 +67,7 @@ def upkeep_room(an: Analysis, share: float) -> float:
     return max(0.0, room * 1000.0 / rd.UPKEEP_PER_1000 - queued)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class SiegeSize:
     """A force that takes a city, by the engine's forecast: own troops, recruits to raise, months to take it."""
 

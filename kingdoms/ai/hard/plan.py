@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from kingdoms.frozen import record
 from kingdoms.orders.models import OrderModel
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Task:
     """Orders for one unit (in the order they run), with the planner's priority (higher first) and why."""
 
@@ -23,7 +24,7 @@ class Task:
     why: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Build:
     """A city should build `item` (a troop: `men` men; an improvement: on `tile`), at `priority` (higher first).
 

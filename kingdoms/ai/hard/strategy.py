@@ -31,6 +31,7 @@ from kingdoms.ai.hard.forces import (
     size_siege,
     upkeep_room,
 )
+from kingdoms.frozen import record
 from kingdoms.hexgrid import Tile, distance
 from kingdoms.views.kingdom_view import SeenCity
 
@@ -46,7 +47,7 @@ FORECAST_CANDIDATES = 2
 KEEP_FACTOR = 2.5
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Aim:
     """The city the army goes for, and what the forecast says it takes."""
 
