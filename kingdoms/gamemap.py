@@ -47,7 +47,7 @@ _MOVE = _column("move", np.int16)  # None (impassable) -> 0
 _DEFENCE = _column("defence", np.float64)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class _Layout:
     """What a map's ground derivation reads of its layout (width, height) alone; shared by all its maps."""
 

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Final, Literal, get_args
+
+from kingdoms.frozen import record
 
 # --- Calendar (TURN-010) -------------------------------------------------------------------------------
 LAST_MONTH: Final = 160
@@ -16,7 +17,7 @@ LAST_MONTH: Final = 160
 # --- Terrain (MAP-040..090) ----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Terrain:
     """One terrain type: its letter, yields, move cost (None = impassable) and defence bonus."""
 
@@ -109,7 +110,7 @@ STONE_WALLS_MAX: Final = 100
 # --- Units (RECRUIT-010..100, MOVE-010) ----------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class UnitType:
     """A unit type's price, combat stats, moves and the building that unlocks it."""
 

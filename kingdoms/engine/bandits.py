@@ -12,13 +12,12 @@ never pillages and never strikes colonists, wagons, camps or cities (BANDIT-030,
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from kingdoms import ruledata as rd
 from kingdoms.engine.combat import field_battle, melee_exchange, morale_after, routs
 from kingdoms.engine.context import MonthContext
 from kingdoms.engine.registry import phase
 from kingdoms.engine.sieges import garrison
+from kingdoms.frozen import record
 from kingdoms.hexgrid import distance
 from kingdoms.state import City, GameState, Unit
 
@@ -28,7 +27,7 @@ def bandit_cities(state: GameState) -> list[City]:
     return sorted((c for c in state.cities.values() if c.owner == rd.BANDITS), key=lambda c: c.id)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class StrikeOdds:
     """A dry run of a bandit strike: what each side would lose and whether the bandits would break."""
 

@@ -624,7 +624,7 @@ _WEIGHTS_KEPT = 512  # per map, 1 byte a tile each
 _ROUTES_KEPT = 256  # routes found, per map (find_route)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class _Tables:
     """Per moves used `s` this month, for units of `full` moves: what an ordinary step costing c does to the key.
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from kingdoms.engine.context import MonthContext
+from kingdoms.frozen import record
 
 #: Area modules, imported by `load_areas`; each registers its verbs and phases.
 AREA_MODULES: tuple[str, ...] = (
@@ -61,7 +61,7 @@ WaitsFn = Callable[[MonthContext, str, Any, Mapping[tuple[int, int], list[int]]]
 SwapFn = Callable[[MonthContext, str, Any, Any], "tuple[str, str] | None"]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class VerbRule:
     """The rules of one verb: `check` at issue time (on a scratch board), `run` at month end.
 

@@ -28,7 +28,6 @@ import difflib
 import functools
 import json
 import re
-from dataclasses import dataclass
 from typing import Any, Final
 
 from pydantic import ValidationError
@@ -101,7 +100,7 @@ class ParsedOrder:
     order: Order
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class OrderError:
     """One order that could not be read: a stable code plus one sentence telling an LLM how to fix it."""
 

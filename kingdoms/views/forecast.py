@@ -20,7 +20,6 @@ kingdom cannot see (true men, people, militia, walls, whether it is really the c
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 
 from kingdoms import ruledata as rd
 from kingdoms.engine.combat import field_battle
@@ -68,7 +67,7 @@ class Troop:
     fortified: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Blow:
     """One end of a forecast fight: each side's men before it, the men it loses and how it ends (COMBAT-170 to COMBAT-250)."""
 
@@ -82,7 +81,7 @@ class Blow:
     def_destroyed: bool
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class FightForecast:
     """A field fight forecast at both ends of what is known of the foreign side (`low` and `high` men); `exact`
     when every side is known to the man (then the two ends are the same)."""

@@ -267,7 +267,7 @@ class Land:
     city: dict[int, int]  # flat index -> id of the known city holding it, for foreign land in sight
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class PublicFacts:
     """What every kingdom knows: kingdoms and captures (VIC-140), the lead (VIC-160), the Ruin (VIC-130), wars
     (DIPLO-130) and military buildings (BUILD-060)."""
