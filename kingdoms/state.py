@@ -245,7 +245,15 @@ class GameState:
             return False
         if rd.BANDITS in (a, b):
             return True
-        return sorted((a, b)) in self.wars
+        return ([a, b] if a < b else [b, a]) in self.wars  # a war is stored as its sorted pair
+
+    def at_peace_with(self, kingdom: str) -> tuple[str, ...]:
+        """The kingdoms (in state order) not at war with `kingdom`, as `at_war` tells, in one pass: none for bandits."""
+        if kingdom == rd.BANDITS:
+            return ()
+        wars = self.wars
+        return tuple([k for k in self.kingdoms if k != kingdom and k != rd.BANDITS
+                      and not (wars and ([kingdom, k] if kingdom < k else [k, kingdom]) in wars)])
 
     def living(self) -> list[str]:
         return [k for k, kd in self.kingdoms.items() if not kd.eliminated]
@@ -413,8 +421,7 @@ def _sorted_json(data: dict[Any, Any]) -> Json:
         return data
     size = len(data)
     keys = _SORTED_KEYS.get((size, next(iter(data))))
-    out = keys | data if keys is not None else None
-    if out is None or len(out) != size:  # no kept dict, or one of other keys: `data` has a key it lacks
+    if keys is None or len(out := keys | data) != size:  # none kept, or kept for other keys (a key it lacks)
         out = _sorted_keys(data) | data
     if not _CONTAINERS.isdisjoint(map(type, out.values())):
         for key in list(compress(out, map(_CONTAINERS.__contains__, map(type, out.values())))):

@@ -26,7 +26,7 @@ from kingdoms.engine.land import founding_problem, founding_ring
 from kingdoms.engine.pathing import base_of
 from kingdoms.frozen import record
 from kingdoms.gamemap import WATER_CLASSES, GameMap
-from kingdoms.hexgrid import Tile, distance, spiral
+from kingdoms.hexgrid import Tile, distance, flat_index, spiral
 from kingdoms.state import City, GameState, QueueEntry, Unit
 
 EPS = 1e-9
@@ -83,16 +83,14 @@ _FIGHTING = frozenset(rd.FIGHTING_TYPES)
 def fighting_by_tile(state: GameState) -> dict[int, list[Unit]]:
     """Fighting troops with men, grouped by flat tile index (built once per phase, read by every city).
 
-    One pass over the units with gm.index's flat_index written out (this runs for every board and check)."""
+    One pass over the units, tiles by hexgrid.flat_index (no GameMap.index call: this runs for every board and check)."""
     out: dict[int, list[Unit]] = {}
     gm = state.map
     width, height, fighting = gm.width, gm.height, _FIGHTING
     for unit in state.units.values():
         if unit.men > 0 and unit.type in fighting:
-            r = unit.r
-            c = unit.q + (r - (r & 1)) // 2  # hexgrid.flat_index
-            if 0 <= r < height and 0 <= c < width:
-                i = r * width + c
+            i = flat_index(unit.q, unit.r, width, height)
+            if i >= 0:
                 got = out.get(i)
                 if got is None:
                     out[i] = [unit]

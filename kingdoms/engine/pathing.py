@@ -391,19 +391,13 @@ def _closed_land(state: GameState, owner: str, net: _Net) -> bytes:
     ownership array's bytes. The boards of a kingdom's units in one phase share it; any change of ownership, of
     camps or of peace makes a new one.
     """
-    if owner == rd.BANDITS:
-        return net.impassable  # bandits fight everyone (BANDIT-020): no land is at peace with them
-    # state.at_war, written out: bandits are at war with all, kingdoms when their sorted pair is in `wars`
-    wars = state.wars
-    kingdoms = state.kingdoms
-    peace = tuple([k for k in kingdoms if k != owner and k != rd.BANDITS
-                   and not (wars and ([owner, k] if owner < k else [k, owner]) in wars)])
+    peace = state.at_peace_with(owner)  # none for bandits, who fight everyone (BANDIT-020)
     if not peace:
         return net.impassable
     held = state.owner
     cities = tuple([c.id for c in state.cities.values() if c.owner in peace])
     camps = tuple([(c.q, c.r) for c in state.camps.values() if c.owner in peace])
-    key = (cities, camps, peace, tuple(kingdoms), held.dtype.char, held.shape)
+    key = (cities, camps, peace, tuple(state.kingdoms), held.dtype.char, held.shape)
     tiles = held.tobytes()
     hit = net.closed.get(key)
     if hit is not None and hit[0] == tiles:

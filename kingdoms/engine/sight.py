@@ -16,6 +16,8 @@ sentinel slot) and cached against the map object, so a mask is a handful of nump
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 
 from kingdoms import ruledata as rd
@@ -87,42 +89,38 @@ def _city_kingdom_table(state: GameState, kingdoms: list[str]) -> np.ndarray:
     return np.array(table, dtype=np.int32)
 
 
-def _sources(state: GameState, names: list[str]) -> tuple[list[list[int]], ...]:
-    """Per kingdom of `names` (by position), the flat tiles its sight starts from, by kind: near (troops,
-    civilians and own cities: sight 2), far (scouts: 4), spy (travelling spies: 1), lifted (foreign cities
-    holding one of its stationed spies: 2): the one list of sight sources compute_sight reads."""
+def _each_source(state: GameState, pos: dict[str, int]) -> Iterator[tuple[int, int, int, str]]:
+    """Every sight source of the kingdoms in `pos` (name -> position) on the map: (position, q, r, kind), the kind
+    naming its rd.SIGHT radius: "troop" (troops, civilians and own cities), "scout", "spy" (a travelling spy) or
+    "city" (a foreign city holding one of its stationed spies). The one list compute_sight and SightProbe read."""
     gm = state.map
     width, height = gm.width, gm.height
-    pos = {k: x for x, k in enumerate(names)}
-    near: list[list[int]] = [[] for _ in names]
-    far: list[list[int]] = [[] for _ in names]
-    spy: list[list[int]] = [[] for _ in names]
-    lifted: list[list[int]] = [[] for _ in names]
     for unit in state.units.values():
         x = pos.get(unit.owner)
-        if x is None:
-            continue
-        i = flat_index(unit.q, unit.r, width, height)
-        if i < 0:
-            continue
-        kind = unit.type
-        if kind == "scout":
-            far[x].append(i)
-        elif kind == "spy":
-            spy[x].append(i)
-        else:
-            near[x].append(i)
+        if x is not None and flat_index(unit.q, unit.r, width, height) >= 0:
+            kind = unit.type
+            yield x, unit.q, unit.r, kind if kind in ("scout", "spy") else "troop"
     for city in state.cities.values():
         x = pos.get(city.owner)
         if x is not None:
-            near[x].append(flat_index(city.q, city.r, width, height))
+            yield x, city.q, city.r, "troop"
     for agent in state.spies:
         x = pos.get(agent.owner)
         inside = state.cities.get(agent.city_id)
         if x is None or inside is None or inside.owner == agent.owner:
             continue  # a counter-spy in an own city adds nothing to the city's own sight
-        lifted[x].append(flat_index(inside.q, inside.r, width, height))
-    return near, far, spy, lifted
+        yield x, inside.q, inside.r, "city"
+
+
+def _sources(state: GameState, names: list[str]) -> tuple[list[list[int]], ...]:
+    """Per kingdom of `names` (by position), the flat tiles its sight starts from, by kind (_each_source): near
+    (sight 2), far (scouts: 4), spy (travelling spies: 1), lifted (foreign cities holding a stationed spy: 2)."""
+    gm = state.map
+    width, height = gm.width, gm.height
+    lists: dict[str, list[list[int]]] = {kind: [[] for _ in names] for kind in ("troop", "scout", "spy", "city")}
+    for x, q, r, kind in _each_source(state, {k: x for x, k in enumerate(names)}):
+        lists[kind][x].append(flat_index(q, r, width, height))
+    return lists["troop"], lists["scout"], lists["spy"], lists["city"]
 
 
 def _mark(masks: tuple[np.ndarray, ...], gm: GameMap, per_kingdom: list[list[int]], live: list[int],
@@ -179,7 +177,6 @@ class SightProbe:
     __slots__ = ("_spots", "_held", "_table", "_land", "_border")
 
     def __init__(self, state: GameState, kingdom: str) -> None:
-        gm = state.map
         kd = state.kingdoms.get(kingdom)
         self._spots: list[tuple[int, int, int]] = []  # (q, r, radius): a tile is in sight within radius of one
         self._held: np.ndarray | None = None  # the ownership array and the city table when made (no land: None)
@@ -188,30 +185,7 @@ class SightProbe:
         self._border = rd.SIGHT["border"]
         if kd is None or kd.eliminated:
             return
-        # the sources _sources lists, by their tiles: a unit off the map is none, a city's or a spy's host city's
-        # tile is its own (gm.tile of its flat index), each with its kind's radius
-        add = self._spots.append
-        width, height = gm.width, gm.height
-        troop, scout, agent = rd.SIGHT["troop"], rd.SIGHT["scout"], rd.SIGHT["spy"]
-        for unit in state.units.values():
-            if unit.owner != kingdom:
-                continue
-            q, r = unit.q, unit.r
-            if flat_index(q, r, width, height) < 0:
-                continue
-            kind = unit.type
-            add((q, r, scout if kind == "scout" else agent if kind == "spy" else troop))
-        for city in state.cities.values():
-            if city.owner == kingdom:
-                add(_on_map(gm, city.q, city.r, troop))
-        lifted = rd.SIGHT["city"]
-        for spy in state.spies:
-            if spy.owner != kingdom:
-                continue
-            inside = state.cities.get(spy.city_id)
-            if inside is None or inside.owner == spy.owner:
-                continue  # a counter-spy in an own city adds nothing to the city's own sight
-            add(_on_map(gm, inside.q, inside.r, lifted))
+        self._spots.extend((q, r, rd.SIGHT[kind]) for _x, q, r, kind in _each_source(state, {kingdom: 0}))
         self._held = state.owner.copy()
         self._table = _city_kingdom_table(state, [kingdom])
 
@@ -228,12 +202,6 @@ class SightProbe:
             if self._held is not None and self._table is not None:
                 land[:-1] = self._table[self._held] == 0
         return bool(land[neighbourhood(gm, self._border)[i]].any())
-
-
-def _on_map(gm: GameMap, q: int, r: int, radius: int) -> tuple[int, int, int]:
-    """(q, r, radius) for a source at (q, r): the tile gm.tile gives of its flat index (itself, on the map)."""
-    i = gm.index(q, r)
-    return (q, r, radius) if i >= 0 else (*gm.tile(i), radius)
 
 
 def sight_of(state: GameState, kingdom: str) -> Sight:
