@@ -15,7 +15,6 @@ import contextlib
 import hmac
 import json
 import os
-import secrets
 import sqlite3
 import time
 from collections.abc import Callable
@@ -37,6 +36,7 @@ from kingdoms.storage import (
     DiskFull,
     GameStore,
     StorageError,
+    new_token,
     remove_game_file,
     side_files,
     sqlite_problem,
@@ -200,7 +200,7 @@ class Game:
                                    created_at=now, month_opened_at=now,
                                    **({"setup": setup} if setup is not None else {}), **(extra_meta or {}))
                     for kid, kd in state.kingdoms.items():
-                        token = secrets.token_urlsafe(18)
+                        token = new_token()
                         tokens[kid] = token
                         store.add_seat(kid, kd.ruler, kd.name, controllers.get(kid, "agent"), token)
                     digest, body = state.stored_form()
@@ -316,7 +316,7 @@ class Game:
     def new_spectator_token(self) -> str:
         """Make the game's spectator token (the live /watch page's, everything but only months that are over) and
         keep only its digest, like the seat tokens; a new one replaces the old."""
-        token = secrets.token_urlsafe(18)
+        token = new_token()
         self.store.set_meta(spectator_digest=token_digest(token))
         self.meta["spectator_digest"] = token_digest(token)
         return token

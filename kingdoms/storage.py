@@ -24,6 +24,7 @@ import hmac
 import json
 import operator
 import os
+import secrets
 import shutil
 import sqlite3
 import stat
@@ -68,6 +69,15 @@ class DiskFull(StorageError):
 
     def __init__(self, message: str) -> None:
         super().__init__(message, "disk_full")
+
+
+def new_token() -> str:
+    """A fresh credential (seat or spectator): 144 random bits, URL-safe, and never starting with "-" so that
+    `kingdoms serve GAME --seat TOKEN` cannot mistake it for an option."""
+    while True:
+        token = secrets.token_urlsafe(18)
+        if not token.startswith("-"):
+            return token
 
 
 def token_digest(token: str) -> str:

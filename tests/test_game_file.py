@@ -33,6 +33,16 @@ def test_create_writes_month_one_and_tokens(tmp_game_path: Path) -> None:
     assert tokens["wei"].encode() not in raw
 
 
+def test_tokens_never_start_with_a_dash(tmp_game_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A token is pasted after `--seat` on a command line: one starting with "-" (1 in 64 of token_urlsafe's)
+    would be read as an option, so such draws are thrown back."""
+    draws = iter(["-dash1", "-dash2", "seat-one", "-dash3", "seat-two"])
+    monkeypatch.setattr("kingdoms.storage.secrets.token_urlsafe", lambda n: next(draws))
+    game, tokens = _new(tmp_game_path)
+    assert sorted(tokens.values()) == ["seat-one", "seat-two"]
+    assert game.kingdom_for_token("seat-two") in {"wei", "shu"}
+
+
 def test_refuses_existing_path_and_non_game_files(tmp_path: Path) -> None:
     game, _ = _new(tmp_path / "g.sqlite")
     game.close()
