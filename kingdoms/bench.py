@@ -19,7 +19,8 @@ Figures (keys of `--json`):
 - `replay_verify_s`: `kingdoms replay --verify` of a 160-month game (the default scenario with seed 1 runs
   to the time limit), with its `long_game_file_bytes`;
 - `scaling`: ms per month against the entities on the board (cities + units) for 2, 4 and 6 kingdoms on two
-  map sizes, each point a game's months, and the least-squares line through every month (`slope_ms_per_entity`);
+  map sizes, each point a game's months, and the least-squares line through every month (`slope_ms_per_entity`),
+  with `board_fit` splitting a month's cost between entities and tiles (ms per entity, ms per 1,000 tiles, r^2);
 - `tournament_games_per_hour`: a small AI-only tournament through the tournament runner (kingdoms.tournament);
 - `peak_rss_mb`: the largest peak RSS of the parts, each run in a fresh process (`peak_rss_mb_by_part`);
   `tournament_worker_peak_rss_mb` of the tournament's worker processes; `game_file_bytes` of the default game;
@@ -40,6 +41,8 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from kingdoms.game import Game
 from kingdoms.gctune import DEFAULTS, tune_collector
@@ -214,18 +217,33 @@ def fit_line(xs: list[float], ys: list[float]) -> tuple[float, float, float]:
     return a, b, r2
 
 
+def fit_board(entities: list[float], tiles: list[float], ys: list[float]) -> dict[str, float]:
+    """Least squares ms = intercept + a x entities + b x (tiles / 1000) (numpy): how a month's cost splits between
+    what is on the board and the board's size, with r^2; a plane through linear growth in both."""
+    x = np.column_stack([np.ones(len(ys)), entities, np.asarray(tiles, dtype=float) / 1000.0])
+    y = np.asarray(ys, dtype=float)
+    coef, *_ = np.linalg.lstsq(x, y, rcond=None)
+    ss = float(((y - y.mean()) ** 2).sum())
+    r2 = 1.0 - float(((y - x @ coef) ** 2).sum()) / ss if ss else 0.0
+    return {"intercept_ms": round(float(coef[0]), 2), "ms_per_entity": round(float(coef[1]), 4),
+            "ms_per_1000_tiles": round(float(coef[2]), 3), "r2": round(r2, 3)}
+
+
 def scaling(workdir: Path, months: int) -> dict[str, Any]:
     """ms per month against entities (cities + units) at 2, 4 and 6 kingdoms on two map sizes (SCALING).
 
     Each point is one game's first `months` months: mean entities, mean ms per month, tiles. The fit is over
-    every month of every game (ms = intercept + slope x entities), and per map size of tiles."""
+    every month of every game (ms = intercept + slope x entities), and `board_fit` adds the map's tiles as a
+    second term (a month's cost linear in both)."""
     points = []
     xs: list[float] = []
+    ts: list[float] = []
     ys: list[float] = []
     for kingdoms, width, height in SCALING:
         got = time_game(workdir, f"scale-{kingdoms}-{width}x{height}", random_seed=BENCH_SEED, kingdoms=kingdoms,
                         months=months, size=(width, height))
         xs.extend(got["entities"])
+        ts.extend([got["tiles"]] * len(got["entities"]))
         ys.extend(got["month_ms"])
         points.append({"kingdoms": kingdoms, "map": f"{width}x{height}", "tiles": got["tiles"],
                        "months": got["months"], "entities_mean": round(statistics.mean(got["entities"]), 1),
@@ -233,7 +251,7 @@ def scaling(workdir: Path, months: int) -> dict[str, Any]:
                        "ms_per_entity": round(statistics.mean(got["month_ms"]) / statistics.mean(got["entities"]), 3)})
     a, b, r2 = fit_line(xs, ys)
     return {"points": points, "slope_ms_per_entity": round(b, 4), "intercept_ms": round(a, 2), "r2": round(r2, 3),
-            "months_fitted": len(xs)}
+            "months_fitted": len(xs), "board_fit": fit_board(xs, ts, ys)}
 
 
 TOURNAMENT_CONFIG = """

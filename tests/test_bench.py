@@ -58,3 +58,12 @@ def test_fit_line_recovers_a_line() -> None:
     a, b, r2 = bench.fit_line([10.0, 20.0, 40.0], [7.0, 12.0, 22.0])
     assert (round(a, 6), round(b, 6), round(r2, 6)) == (2.0, 0.5, 1.0)
     assert bench.fit_line([3.0, 3.0], [1.0, 5.0]) == (3.0, 0.0, 0.0)
+
+
+def test_fit_board_recovers_a_plane() -> None:
+    """The board fit: months on ms = 1 + 0.5 x entities + 2 x tiles/1000 give those terms back with r^2 1."""
+    ents = [10.0, 20.0, 10.0, 30.0, 25.0]
+    tiles = [768.0, 768.0, 3888.0, 2640.0, 1728.0]
+    ys = [1 + 0.5 * e + 2 * t / 1000 for e, t in zip(ents, tiles, strict=True)]
+    fit = bench.fit_board(ents, tiles, ys)
+    assert fit == {"intercept_ms": 1.0, "ms_per_entity": 0.5, "ms_per_1000_tiles": 2.0, "r2": 1.0}
