@@ -200,33 +200,32 @@ def replay_verify(path: Path) -> dict[str, Any]:
     return {"seconds": seconds, "cpu_seconds": cpu, "ok": bool(report.ok), "months": report.months}
 
 
-def fit_line(xs: list[float], ys: list[float]) -> tuple[float, float, float]:
-    """Least-squares line y = a + b x through the points: (a, b, r^2); (mean y, 0, 0) when x does not vary."""
-    n = len(xs)
-    if n < 2:
-        return (ys[0] if ys else 0.0), 0.0, 0.0
-    mx, my = sum(xs) / n, sum(ys) / n
-    sxx = sum((x - mx) ** 2 for x in xs)
-    if sxx == 0:
-        return my, 0.0, 0.0
-    sxy = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True))
-    b = sxy / sxx
-    a = my - b * mx
-    syy = sum((y - my) ** 2 for y in ys)
-    r2 = (sxy * sxy) / (sxx * syy) if syy else 0.0
-    return a, b, r2
-
-
-def fit_board(entities: list[float], tiles: list[float], ys: list[float]) -> dict[str, float]:
-    """Least squares ms = intercept + a x entities + b x (tiles / 1000) (numpy): how a month's cost splits between
-    what is on the board and the board's size, with r^2; a plane through linear growth in both."""
-    x = np.column_stack([np.ones(len(ys)), entities, np.asarray(tiles, dtype=float) / 1000.0])
+def _least_squares(columns: list[list[float]], ys: list[float]) -> tuple[list[float], float]:
+    """numpy's least squares of y on an intercept and `columns`: (intercept and one coefficient a column, r^2)."""
+    x = np.column_stack([np.ones(len(ys)), *columns])
     y = np.asarray(ys, dtype=float)
     coef, *_ = np.linalg.lstsq(x, y, rcond=None)
     ss = float(((y - y.mean()) ** 2).sum())
     r2 = 1.0 - float(((y - x @ coef) ** 2).sum()) / ss if ss else 0.0
-    return {"intercept_ms": round(float(coef[0]), 2), "ms_per_entity": round(float(coef[1]), 4),
-            "ms_per_1000_tiles": round(float(coef[2]), 3), "r2": round(r2, 3)}
+    return [float(c) for c in coef], r2
+
+
+def fit_line(xs: list[float], ys: list[float]) -> tuple[float, float, float]:
+    """Least-squares line y = a + b x through the points: (a, b, r^2); (mean y, 0, 0) when x does not vary."""
+    if len(xs) < 2:
+        return (ys[0] if ys else 0.0), 0.0, 0.0
+    if min(xs) == max(xs):
+        return statistics.fmean(ys), 0.0, 0.0
+    (a, b), r2 = _least_squares([xs], ys)
+    return a, b, r2
+
+
+def fit_board(entities: list[float], tiles: list[float], ys: list[float]) -> dict[str, float]:
+    """Least squares ms = intercept + a x entities + b x (tiles / 1000): how a month's cost splits between what is
+    on the board and the board's size, with r^2; a plane through linear growth in both."""
+    (c, a, b), r2 = _least_squares([entities, [t / 1000.0 for t in tiles]], ys)
+    return {"intercept_ms": round(c, 2), "ms_per_entity": round(a, 4), "ms_per_1000_tiles": round(b, 3),
+            "r2": round(r2, 3)}
 
 
 def scaling(workdir: Path, months: int) -> dict[str, Any]:

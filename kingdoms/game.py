@@ -317,8 +317,9 @@ class Game:
         """Make the game's spectator token (the live /watch page's, everything but only months that are over) and
         keep only its digest, like the seat tokens; a new one replaces the old."""
         token = new_token()
-        self.store.set_meta(spectator_digest=token_digest(token))
-        self.meta["spectator_digest"] = token_digest(token)
+        digest = token_digest(token)
+        self.store.set_meta(spectator_digest=digest)
+        self.meta["spectator_digest"] = digest
         return token
 
     def is_spectator(self, token: str | None) -> bool:
